@@ -1,0 +1,17 @@
+"""The `orchestrator` command line; each group of commands lives in its own module."""
+
+from __future__ import annotations
+
+import sys
+
+from orchestrator.cli import offline
+from orchestrator.cli.app import app
+
+__all__ = ["app", "main", "offline"]
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,307 @@
+"""Read and validate `engines.toml`: every mistake becomes one `ConfigError` naming the key.
+
+`load` reads the file and checks its contents; `check_files` looks at the machine (engine
+binaries, working directories, the opening suite) and is called before anything is played.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+from orchestrator.config.model import (
+    Adjudication,
+    Config,
+    ConfigError,
+    DrawRule,
+    EngineConfig,
+    OptionValue,
+    TournamentConfig,
+    WinRule,
+)
+from orchestrator.core.roundrobin import total_rounds
+from orchestrator.core.seeding import SEEDING_METHODS
+from orchestrator.core.standings import TIEBREAKS
+from orchestrator.core.timecontrol import TimeControl, TimeControlError
+
+T = TypeVar("T")
+D = TypeVar("D")
+
+
+class _Table:
+    """One TOML table being read: typed getters that name the key in their errors."""
+
+    def __init__(self, path: Path, where: str, data: Any) -> None:
+        self.path, self.where = path, where
+        if not isinstance(data, dict):
+            self.fail(f"must be a table, not {_show(data)}")
+        self.data: dict[str, Any] = data
+        self.used: set[str] = set()
+
+    def fail(self, message: str, key: str | None = None) -> None:
+        at = f"{self.where} {key}" if key else self.where
+        raise ConfigError(f"{self.path}: {at}: {message}")
+
+    def get(self, key: str, default: D, check: Callable[[Any], T | None], want: str) -> T | D:
+        self.used.add(key)
+        if key not in self.data:
+            return default
+        value = check(self.data[key])
+        if value is None:
+            self.fail(f"expected {want}, not {_show(self.data[key])}", key)
+        return cast(T, value)
+
+    def text(self, key: str, default: str) -> str:
+        return self.get(key, default, lambda v: v if isinstance(v, str) else None, "a string")
+
+    def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
+        want = "one of " + ", ".join(f'"{c}"' for c in choices)
+        return self.get(key, default, lambda v: v if v in choices else None, want)
+
+    def integer(self, key: str, default: D, minimum: int = 1) -> int | D:
+        def check(v: Any) -> int | None:
+            ok = isinstance(v, int) and not isinstance(v, bool) and v >= minimum
+            return cast(int, v) if ok else None
+
+        return self.get(key, default, check, f"an integer >= {minimum}")
+
+    def number(self, key: str, default: D, minimum: float = 0.0) -> float | D:
+        def check(v: Any) -> float | None:
+            ok = isinstance(v, int | float) and not isinstance(v, bool) and v >= minimum
+            return float(v) if ok else None
+
+        return self.get(key, default, check, f"a number >= {minimum:g}")
+
+    def boolean(self, key: str, default: bool) -> bool:
+        return self.get(key, default, lambda v: v if isinstance(v, bool) else None, "true/false")
+
+    def file(self, key: str) -> Path | None:
+        value = self.text(key, "")
+        return (self.path.parent / value) if value else None
+
+    def finish(self) -> None:
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            self.fail(f"unknown key '{unknown[0]}'")
+
+
+def _show(value: Any) -> str:
+    return repr(value) if not isinstance(value, dict) else "a table"
+
+
+def load(path: Path) -> Config:
+    """Read `path` and validate everything that does not need the machine."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return parse(data, path)
+
+
+def parse(data: dict[str, Any], path: Path) -> Config:
+    root = _Table(path, "top level", data)
+    raw_engines: list[Any] = root.get(
+        "engine", [], lambda v: v if isinstance(v, list) else None, "[[engine]] tables"
+    )
+    tournament = _tournament(
+        _Table(path, "[tournament]", root.get("tournament", {}, _dict, "a table"))
+    )
+    adjudication = _adjudication(
+        _Table(path, "[adjudication]", root.get("adjudication", {}, _dict, "a table"))
+    )
+    root.finish()
+    engines: list[EngineConfig] = []
+    for i, raw in enumerate(raw_engines):
+        engines.append(_engine(path, i, raw, {e.name for e in engines}))
+    if len(engines) < 2:
+        raise ConfigError(f"{path}: [[engine]]: an event needs at least two engines")
+    config = Config(path, tournament, adjudication, tuple(engines))
+    if tournament.system == "swiss" and tournament.seeding == "group" and config.groups() < 1:
+        raise ConfigError(f"{path}: [tournament] groups: must be at least 1")
+    if tournament.system == "round-robin" and tournament.rounds is not None:
+        _check_rr_rounds(config)
+    return config
+
+
+def _dict(v: Any) -> dict[str, Any] | None:
+    return cast(dict[str, Any], v) if isinstance(v, dict) else None
+
+
+def _check_rr_rounds(config: Config) -> None:
+    most = total_rounds(len(config.engines), config.tournament.cycles)
+    if config.rounds() > most:
+        raise ConfigError(
+            f"{config.path}: [tournament] rounds: a round robin of {len(config.engines)} "
+            f"engines and {config.tournament.cycles} cycle(s) has only {most} rounds"
+        )
+
+
+def _tournament(t: _Table) -> TournamentConfig:
+    d = TournamentConfig()
+
+    def tc(v: Any) -> TimeControl | None:
+        if not isinstance(v, str):
+            return None
+        try:
+            return TimeControl.parse(v)
+        except TimeControlError as exc:
+            t.fail(str(exc), "tc")
+            return None
+
+    def tiebreaks(v: Any) -> tuple[Any, ...] | None:
+        ok = isinstance(v, list) and all(x in TIEBREAKS for x in v) and len(set(v)) == len(v)
+        return tuple(v) if ok else None
+
+    out = TournamentConfig(
+        name=t.text("name", d.name),
+        site=t.text("site", d.site),
+        system=cast(Any, t.choice("system", d.system, ("swiss", "round-robin"))),
+        rounds=t.integer("rounds", d.rounds),
+        cycles=t.integer("cycles", d.cycles),
+        format=cast(Any, t.choice("format", d.format, ("single", "double"))),
+        schedule=cast(Any, t.choice("schedule", d.schedule, ("legs", "pairs"))),
+        seeding=cast(Any, t.choice("seeding", d.seeding, SEEDING_METHODS)),
+        groups=t.integer("groups", d.groups),
+        tc=t.get("tc", d.tc, tc, 'a time control such as "10+0.1"'),
+        timemargin_ms=t.integer("timemargin", d.timemargin_ms, minimum=0),
+        concurrency=t.integer("concurrency", d.concurrency),
+        openings=t.file("openings"),
+        opening_order=t.choice("opening_order", d.opening_order, ("random", "sequential")),
+        random_seed=t.integer("random_seed", d.random_seed, minimum=0),
+        database=t.file("database") or t.path.parent / d.database,
+        pgn_dir=t.file("pgn_dir") or t.path.parent / d.pgn_dir,
+        tiebreaks=t.get(
+            "tiebreaks", d.tiebreaks, tiebreaks, "a list of distinct " + ", ".join(TIEBREAKS)
+        ),
+    )
+    if not out.name.strip():
+        t.fail("must not be empty", "name")
+    t.finish()
+    return out
+
+
+def _adjudication(a: _Table) -> Adjudication:
+    d = Adjudication()
+
+    def rule(key: str, default: Any, build: Callable[[_Table], Any]) -> Any:
+        a.used.add(key)
+        value = a.data.get(key, True)
+        if value is False:
+            return None
+        if value is True:
+            return default
+        return build(_Table(a.path, f"[adjudication] {key}", value))
+
+    def win(t: _Table) -> WinRule:
+        w = WinRule(t.integer("plies", WinRule.plies), t.number("score", WinRule.score))
+        t.finish()
+        return w
+
+    def draw(t: _Table) -> DrawRule:
+        r = DrawRule(
+            t.integer("from_move", DrawRule.from_move),
+            t.integer("plies", DrawRule.plies),
+            t.number("score", DrawRule.score),
+        )
+        t.finish()
+        return r
+
+    out = Adjudication(
+        win=rule("win", d.win, win),
+        draw=rule("draw", d.draw, draw),
+        tablebases=a.file("tablebases"),
+        tb_pieces=a.integer("tb_pieces", d.tb_pieces, minimum=3),
+        max_moves=a.integer("max_moves", d.max_moves, minimum=0),
+    )
+    a.finish()
+    return out
+
+
+def _engine(path: Path, i: int, raw: Any, taken: set[str]) -> EngineConfig:
+    e = _Table(path, f"[[engine]] #{i + 1}", raw)
+    name = e.text("name", "")
+    if not name.strip():
+        e.fail("missing key 'name'" if "name" not in e.data else "must not be empty", "name")
+    e.where = f'[[engine]] "{name}"'
+    if name in taken:
+        e.fail("duplicate engine name")
+
+    def command(v: Any) -> tuple[str, ...] | None:
+        if isinstance(v, str):
+            try:
+                parts = shlex.split(v)
+            except ValueError:
+                return None
+        elif isinstance(v, list) and all(isinstance(x, str) for x in v):
+            parts = list(v)
+        else:
+            return None
+        return tuple(parts) if parts and parts[0] else None
+
+    if "command" not in e.data:
+        e.fail("missing key 'command'")
+
+    def options(v: Any) -> dict[str, OptionValue] | None:
+        if not isinstance(v, dict):
+            return None
+        for key, value in v.items():
+            if not isinstance(value, str | int | float | bool):
+                e.fail(f"option {key!r} must be a string, number or boolean", "options")
+        return dict(v)
+
+    workdir = e.file("workdir")
+    out = EngineConfig(
+        name=name,
+        command=e.get("command", (), command, "a command line (string or list of strings)"),
+        protocol=e.choice("protocol", "uci", ("uci", "xboard")),
+        options=e.get("options", {}, options, "a table of engine options"),
+        rating=e.number("rating", None, minimum=-1e9),
+        workdir=workdir,
+        startup_timeout=e.number("startup_timeout", EngineConfig.startup_timeout, 0.1),
+        move_grace_ms=e.integer("move_grace", EngineConfig.move_grace_ms, minimum=0),
+        reuse=e.boolean("reuse", EngineConfig.reuse),
+    )
+    e.finish()
+    return out
+
+
+def resolve_command(engine: EngineConfig) -> str | None:
+    """The executable an engine's command runs, or None when there is none."""
+    program = engine.command[0]
+    base = engine.workdir or Path.cwd()
+    if os.sep in program:
+        candidate = Path(program) if Path(program).is_absolute() else base / program
+        return str(candidate) if os.access(candidate, os.X_OK) and candidate.is_file() else None
+    return shutil.which(program)
+
+
+def check_files(config: Config) -> None:
+    """Check what the config names on this machine: binaries, folders, the opening suite."""
+    for engine in config.engines:
+        where = f'{config.path}: [[engine]] "{engine.name}"'
+        if engine.workdir is not None and not engine.workdir.is_dir():
+            raise ConfigError(f"{where} workdir: no such folder {str(engine.workdir)!r}")
+        if resolve_command(engine) is None:
+            raise ConfigError(
+                f"{where} command: {engine.command[0]!r} is not an executable program "
+                "(is the engine installed?)"
+            )
+    openings = config.tournament.openings
+    if openings is not None and not openings.is_file():
+        raise ConfigError(f"{config.path}: [tournament] openings: no such file {str(openings)!r}")
+    tb = config.adjudication.tablebases
+    if tb is not None and not tb.is_dir():
+        raise ConfigError(f"{config.path}: [adjudication] tablebases: no such folder {str(tb)!r}")

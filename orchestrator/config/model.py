@@ -1,0 +1,101 @@
+"""What an `engines.toml` says, as plain data (SPEC.md section 7)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from orchestrator.core.model import Format, Schedule, System
+from orchestrator.core.roundrobin import total_rounds
+from orchestrator.core.seeding import SeedingMethod
+from orchestrator.core.standings import TCEC_ORDER, Tiebreak
+from orchestrator.core.timecontrol import TimeControl
+
+OptionValue = str | int | float | bool
+
+
+class ConfigError(ValueError):
+    """A mistake in a config file; the message names the file and the key or engine."""
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    name: str
+    command: tuple[str, ...]
+    protocol: str = "uci"  # "uci" | "xboard"
+    options: dict[str, OptionValue] = field(default_factory=dict)
+    rating: float | None = None
+    workdir: Path | None = None
+    startup_timeout: float = 10.0  # seconds to start and finish the handshake
+    move_grace_ms: int = 1000  # extra wait past the clock before a stalled engine is killed
+    reuse: bool = False  # keep the process between this engine's games
+
+
+@dataclass(frozen=True)
+class WinRule:
+    plies: int = 10
+    score: float = 10.0
+
+
+@dataclass(frozen=True)
+class DrawRule:
+    from_move: int = 35
+    plies: int = 10
+    score: float = 0.15
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    win: WinRule | None = WinRule()
+    draw: DrawRule | None = DrawRule()
+    tablebases: Path | None = None
+    tb_pieces: int = 6
+    max_moves: int = 0  # 0 = no limit
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    name: str = "Orchestrator Swiss"
+    site: str = "?"
+    system: System = "swiss"
+    rounds: int | None = None  # None: players // 2 for a Swiss, the whole table for RR
+    cycles: int = 1
+    format: Format = "double"
+    schedule: Schedule = "legs"
+    seeding: SeedingMethod = "explicit"
+    groups: int | None = None  # None: players / 7 rounded to an even number (at least 2)
+    tc: TimeControl = field(default_factory=lambda: TimeControl.parse("60+0.6"))
+    timemargin_ms: int = 100
+    concurrency: int = 1
+    openings: Path | None = None
+    opening_order: str = "random"  # "random" (seeded) | "sequential"
+    random_seed: int = 1
+    database: Path = Path("tournament.sqlite")
+    pgn_dir: Path = Path("pgn_out")
+    tiebreaks: tuple[Tiebreak, ...] = TCEC_ORDER
+
+
+@dataclass(frozen=True)
+class Config:
+    path: Path
+    tournament: TournamentConfig
+    adjudication: Adjudication
+    engines: tuple[EngineConfig, ...]
+
+    def engine(self, name: str) -> EngineConfig:
+        for e in self.engines:
+            if e.name == name:
+                return e
+        raise ConfigError(f"{self.path}: no engine named {name!r}")
+
+    def rounds(self) -> int:
+        if self.tournament.rounds is not None:
+            return self.tournament.rounds
+        if self.tournament.system == "round-robin":
+            return total_rounds(len(self.engines), self.tournament.cycles)
+        return max(1, len(self.engines) // 2)
+
+    def groups(self) -> int:
+        if self.tournament.groups is not None:
+            return self.tournament.groups
+        return max(2, 2 * round(len(self.engines) / 14))

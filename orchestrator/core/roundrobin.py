@@ -1,0 +1,61 @@
+"""Round robin by the Berger tables, for TCEC-style league events.
+
+With n players (n even; an odd field gets a phantom opponent whose partner has the BYE),
+Berger number n is fixed and in round r the others pair up as i + j = r + 1 (mod n - 1);
+the player with 2i = r + 1 meets n.  Boards follow FIDE's tables: the game of player n on
+board 1, then outward around the circle.  In a pair without n, i has white when
+(j - i) mod (n - 1) is odd; n has white in even rounds.  Every second cycle reverses all
+colours.  Seed k is Berger number k.
+"""
+
+from __future__ import annotations
+
+from orchestrator.core.model import Game, Pairing, Tournament
+
+
+def berger_round(n: int, r: int) -> list[tuple[int, int]]:
+    """(white, black) Berger numbers 1..n (n even) for round r (1..n-1), board order."""
+    m = n - 1
+
+    def number(k: int) -> int:  # residues 1..m
+        return (k - 1) % m + 1
+
+    hub = next(i for i in range(1, n) if number(2 * i) == number(r + 1))
+    games = [(n, hub) if r % 2 == 0 else (hub, n)]
+    for k in range(1, n // 2):
+        a, b = number(hub + k), number(hub - k)
+        games.append((a, b) if (b - a) % m % 2 == 1 else (b, a))
+    return games
+
+
+def rounds_in_cycle(players: int) -> int:
+    return players - 1 if players % 2 == 0 else players
+
+
+def total_rounds(players: int, cycles: int) -> int:
+    return rounds_in_cycle(players) * cycles
+
+
+def pair_round_robin(t: Tournament) -> Pairing:
+    """The next round of the Berger table, cycles repeating with colours reversed."""
+    seeded = [p.name for p in t.by_seed()]
+    n = len(seeded) + len(seeded) % 2
+    per_cycle = n - 1
+    done = len(t.rounds)
+    if done >= per_cycle * t.cycles:
+        raise ValueError(f"all {per_cycle * t.cycles} rounds of the round robin are played")
+    cycle, r = divmod(done, per_cycle)
+    bye = None
+    games: list[Game] = []
+    for white, black in berger_round(n, r + 1):
+        if max(white, black) > len(seeded):
+            bye = seeded[min(white, black) - 1]
+            continue
+        w, b = seeded[white - 1], seeded[black - 1]
+        first = Game(b, w) if cycle % 2 else Game(w, b)
+        games.append(first)
+        if t.format == "double" and t.schedule == "pairs":
+            games.append(Game(first.black, first.white))
+    if t.format == "double" and t.schedule == "legs":
+        games += [Game(g.black, g.white) for g in games]
+    return Pairing(done + 1, tuple(games), bye)

@@ -1,0 +1,153 @@
+"""Final standings: score, BYEs, and the tiebreaks a director chooses, with shared places.
+
+Ordering is by score (descending), then BYEs received (fewer first), then each tiebreak of
+`order` in turn.  Direct encounter depends on who is tied, so ties are refined group by group
+rather than by one sort key.  Players still equal after every criterion share their place
+("2-3") and are listed by seed.
+
+Opponent-based tiebreaks (Sonneborn-Berger, Buchholz, median Buchholz) count each game
+separately (a double-round pair counts twice) and leave BYEs out; "wins" counts won games,
+not BYEs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from orchestrator.core.model import Tournament
+
+Tiebreak = Literal["sb", "wins", "black", "direct", "buchholz", "median-buchholz"]
+TIEBREAKS: dict[Tiebreak, str] = {
+    "sb": "Sonneborn-Berger",
+    "wins": "number of wins",
+    "black": "games with black",
+    "direct": "direct encounter",
+    "buchholz": "Buchholz",
+    "median-buchholz": "median Buchholz",
+}
+TCEC_ORDER: tuple[Tiebreak, ...] = ("sb", "wins", "direct")
+
+
+@dataclass
+class Line:
+    """One player's line of the standings."""
+
+    name: str
+    seed: int
+    score: float = 0.0
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    byes: int = 0
+    black: int = 0
+    place: str = ""
+    tiebreaks: dict[str, float] = field(default_factory=dict)
+    # (opponent, points scored) for every game; the source of the opponent tiebreaks
+    results: list[tuple[str, float]] = field(default_factory=list)
+
+
+def tally(t: Tournament) -> dict[str, Line]:
+    """Score, results and BYEs of every player over the finished games of `t`."""
+    lines = {p.name: Line(p.name, p.seed) for p in t.players}
+    for rnd in t.rounds:
+        for g in rnd.games:
+            if g.result is None:
+                continue
+            for name in (g.white, g.black):
+                pts = g.points(name)
+                line = lines[name]
+                line.score += pts
+                line.games += 1
+                line.wins += pts == 1.0
+                line.draws += pts == 0.5
+                line.losses += pts == 0.0
+                line.results.append((g.opponent(name), pts))
+            lines[g.black].black += 1
+        if rnd.bye is not None:
+            lines[rnd.bye].byes += 1
+            lines[rnd.bye].score += t.games_per_pair
+    return lines
+
+
+def _sb(line: Line, lines: dict[str, Line]) -> float:
+    return sum(pts * lines[opp].score for opp, pts in line.results)
+
+
+def _buchholz(line: Line, lines: dict[str, Line]) -> float:
+    return sum(lines[opp].score for opp, _ in line.results)
+
+
+def _median_buchholz(line: Line, lines: dict[str, Line]) -> float:
+    scores = sorted(lines[opp].score for opp, _ in line.results)
+    return sum(scores[1:-1]) if len(scores) > 2 else 0.0
+
+
+_SIMPLE: dict[str, Callable[[Line, dict[str, Line]], float]] = {
+    "sb": _sb,
+    "wins": lambda line, _: float(line.wins),
+    "black": lambda line, _: float(line.black),
+    "buchholz": _buchholz,
+    "median-buchholz": _median_buchholz,
+}
+
+
+def _direct(group: list[Line]) -> dict[str, float]:
+    """Points scored against the others of a tied group, if all of them have met."""
+    names = {line.name for line in group}
+    met = {(line.name, opp) for line in group for opp, _ in line.results if opp in names}
+    everyone_met = all((a, b) in met for a in names for b in names if a != b)
+    return {
+        line.name: sum(p for opp, p in line.results if opp in names) if everyone_met else 0.0
+        for line in group
+    }
+
+
+def _stored(tb: Tiebreak) -> Callable[[list[Line]], dict[str, float]]:
+    return lambda group: {x.name: x.tiebreaks[tb] for x in group}
+
+
+def standings(t: Tournament, order: Sequence[Tiebreak] = TCEC_ORDER) -> list[Line]:
+    """The standings of `t`, best first, with `place` and the chosen tiebreak values set."""
+    lines = tally(t)
+    for line in lines.values():
+        for tb in order:
+            # direct encounter is only meaningful inside a tied group: 0 until refined
+            line.tiebreaks[tb] = _SIMPLE[tb](line, lines) if tb in _SIMPLE else 0.0
+    criteria: list[Callable[[list[Line]], dict[str, float]]] = [
+        lambda g: {x.name: x.score for x in g},
+        lambda g: {x.name: -float(x.byes) for x in g},
+    ]
+    for tb in order:
+        criteria.append(_direct if tb == "direct" else _stored(tb))
+    groups = _refine([sorted(lines.values(), key=lambda x: x.seed)], criteria, order)
+    ranked: list[Line] = []
+    for group in groups:
+        first, last = len(ranked) + 1, len(ranked) + len(group)
+        for line in group:
+            line.place = str(first) if first == last else f"{first}-{last}"
+            ranked.append(line)
+    return ranked
+
+
+def _refine(
+    groups: list[list[Line]],
+    criteria: list[Callable[[list[Line]], dict[str, float]]],
+    order: Sequence[Tiebreak],
+) -> list[list[Line]]:
+    for i, criterion in enumerate(criteria):
+        refined: list[list[Line]] = []
+        for group in groups:
+            if len(group) == 1:
+                refined.append(group)
+                continue
+            values = criterion(group)
+            if i >= 2 and order[i - 2] == "direct":
+                for line in group:
+                    line.tiebreaks["direct"] = values[line.name]
+            for value in sorted(set(values.values()), reverse=True):
+                refined.append([x for x in group if values[x.name] == value])
+        groups = refined
+    return groups

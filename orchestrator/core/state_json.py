@@ -1,0 +1,205 @@
+"""The tournament-state JSON of SPEC.md section 1: decoding with validation, and encoding.
+
+Pure: takes and returns plain Python values (the caller reads and writes the text).
+Unknown keys are ignored, as the SPEC asks.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, cast
+
+from orchestrator.core.model import (
+    RESULTS,
+    Game,
+    Pairing,
+    Player,
+    Result,
+    Round,
+    StateError,
+    Tournament,
+)
+
+_FORMATS = ("single", "double")
+_SCHEDULES = ("legs", "pairs")
+_SYSTEMS = ("swiss", "round-robin")
+
+
+def loads(text: str) -> Tournament:
+    """Decode and validate a tournament state from JSON text."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise StateError(
+            f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
+        ) from None
+    return decode(data)
+
+
+def _need(obj: dict[str, Any], key: str, kind: type, where: str) -> Any:
+    if key not in obj:
+        raise StateError(f"{where}: missing key '{key}'")
+    value = obj[key]
+    if kind is int and isinstance(value, bool):
+        raise StateError(f"{where}: '{key}' must be an integer, not {value!r}")
+    if not isinstance(value, kind):
+        raise StateError(f"{where}: '{key}' must be {kind.__name__}, not {value!r}")
+    return value
+
+
+def _choice(obj: dict[str, Any], key: str, choices: tuple[str, ...], default: str) -> str:
+    value = obj.get(key, default)
+    if value is None and key == "schedule":
+        return default
+    if value not in choices:
+        raise StateError(f"'{key}' must be one of {', '.join(choices)}, not {value!r}")
+    return cast(str, value)
+
+
+def decode(data: Any) -> Tournament:
+    """Build and validate a `Tournament` from decoded JSON."""
+    if not isinstance(data, dict):
+        raise StateError("the state must be a JSON object")
+    fmt = _choice(data, "format", _FORMATS, "single")
+    schedule = _choice(data, "schedule", _SCHEDULES, "legs")
+    system = _choice(data, "system", _SYSTEMS, "swiss")
+    cycles = data.get("cycles", 1)
+    if isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 1:
+        raise StateError(f"'cycles' must be a positive integer, not {cycles!r}")
+    raw_players = _need(data, "players", list, "state")
+    players = []
+    for i, raw in enumerate(raw_players):
+        where = f"players[{i}]"
+        if not isinstance(raw, dict):
+            raise StateError(f"{where}: must be an object")
+        name = _need(raw, "name", str, where)
+        seed = _need(raw, "seed", int, where)
+        players.append(Player(name, seed))
+    rounds = []
+    for i, raw in enumerate(data.get("rounds") or []):
+        where = f"rounds[{i}]"
+        if not isinstance(raw, dict):
+            raise StateError(f"{where}: must be an object")
+        number = raw.get("round", i + 1)
+        if number != i + 1:
+            raise StateError(f"{where}: 'round' is {number!r}, expected {i + 1}")
+        games = []
+        for j, g in enumerate(_need(raw, "games", list, where)):
+            gwhere = f"round {i + 1} game {j + 1}"
+            if not isinstance(g, dict):
+                raise StateError(f"{gwhere}: must be an object")
+            result = g.get("result")
+            if result not in RESULTS:
+                raise StateError(f"{gwhere}: bad result {result!r} (expected 1-0, 0-1 or 1/2-1/2)")
+            games.append(
+                Game(
+                    _need(g, "white", str, gwhere),
+                    _need(g, "black", str, gwhere),
+                    cast(Result, result),
+                )
+            )
+        bye = raw.get("bye")
+        if bye is not None and not isinstance(bye, str):
+            raise StateError(f"{where}: 'bye' must be a name or null, not {bye!r}")
+        rounds.append(Round(i + 1, tuple(games), bye))
+    tournament = Tournament(
+        players=tuple(players),
+        rounds=tuple(rounds),
+        format=cast(Any, fmt),
+        schedule=cast(Any, schedule),
+        system=cast(Any, system),
+        cycles=cycles,
+    )
+    validate(tournament)
+    return tournament
+
+
+def validate(t: Tournament) -> None:
+    """Raise `StateError` naming the first problem that makes `t` an illegal state."""
+    names: set[str] = set()
+    seeds: set[int] = set()
+    for p in t.players:
+        if not p.name:
+            raise StateError("a player has an empty name")
+        if p.name in names:
+            raise StateError(f"duplicate player name {p.name!r}")
+        if p.seed < 1:
+            raise StateError(f"player {p.name!r}: seed must be a positive integer, not {p.seed}")
+        if p.seed in seeds:
+            raise StateError(f"duplicate seed {p.seed}")
+        names.add(p.name)
+        seeds.add(p.seed)
+    if len(t.players) < 2:
+        raise StateError("a tournament needs at least two players")
+    for rnd in t.rounds:
+        _validate_round(t, rnd, names)
+
+
+def _validate_round(t: Tournament, rnd: Round, names: set[str]) -> None:
+    where = f"round {rnd.number}"
+    seen: dict[str, tuple[str, str]] = {}
+    games_of_pair: dict[frozenset[str], list[Game]] = {}
+    for g in rnd.games:
+        for name in (g.white, g.black):
+            if name not in names:
+                raise StateError(f"{where}: unknown player {name!r}")
+        if g.white == g.black:
+            raise StateError(f"{where}: {g.white!r} plays against itself")
+        if g.result is None:
+            raise StateError(f"{where}: game {g.white} - {g.black} has no result")
+        pair = frozenset((g.white, g.black))
+        for name in (g.white, g.black):
+            other = seen.get(name)
+            if other is not None and frozenset(other) != pair:
+                raise StateError(f"{where}: {name!r} plays in two games of the round")
+            seen[name] = (g.white, g.black)
+        games_of_pair.setdefault(pair, []).append(g)
+    for pair, games in games_of_pair.items():
+        a, b = sorted(pair)
+        if len(games) != t.games_per_pair:
+            raise StateError(
+                f"{where}: {a!r} and {b!r} play {len(games)} games "
+                f"(a {t.format} round has {t.games_per_pair} per pair)"
+            )
+        if len(games) == 2 and games[0].white == games[1].white:
+            raise StateError(f"{where}: {a!r} and {b!r} play both games with the same colours")
+    if rnd.bye is not None:
+        if rnd.bye not in names:
+            raise StateError(f"{where}: unknown BYE player {rnd.bye!r}")
+        if rnd.bye in seen:
+            raise StateError(f"{where}: BYE player {rnd.bye!r} also plays a game")
+    missing = sorted(names - set(seen) - {rnd.bye} if rnd.bye else names - set(seen))
+    if missing:
+        raise StateError(f"{where}: {missing[0]!r} has neither a game nor the BYE")
+    if len(names) % 2 == 1 and rnd.bye is None:
+        raise StateError(f"{where}: an odd number of players needs a BYE")
+
+
+def encode(t: Tournament) -> dict[str, Any]:
+    """The tournament-state JSON object for `t`."""
+    out: dict[str, Any] = {"format": t.format}
+    if t.format == "double":
+        out["schedule"] = t.schedule
+    if t.system != "swiss":
+        out["system"] = t.system
+        out["cycles"] = t.cycles
+    out["players"] = [{"name": p.name, "seed": p.seed} for p in t.by_seed()]
+    out["rounds"] = [
+        {
+            "round": r.number,
+            "games": [{"white": g.white, "black": g.black, "result": g.result} for g in r.games],
+            "bye": r.bye,
+        }
+        for r in t.rounds
+    ]
+    return out
+
+
+def encode_pairing(p: Pairing) -> dict[str, Any]:
+    """The `orchestrator pair` output object of SPEC.md section 2."""
+    return {
+        "round": p.round,
+        "bye": p.bye,
+        "dropped_rounds": p.dropped_rounds,
+        "games": [{"white": g.white, "black": g.black} for g in p.games],
+    }

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The project's two commands, each self-contained on a fresh Debian machine (as root):
+#   ./tasks.sh demo   run the bundled championship (engines.toml) to the end
+#   ./tasks.sh test   lint, type-check and run the whole test suite
+# Both create .venv, install the package with its test tools, and install the Debian chess
+# engines the demo and the integration tests play with.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+ENGINES=(stockfish ethereal-chess toga2 glaurung fairy-stockfish phalanx sjeng fairymax hoichess)
+PY=${PYTHON:-python3}
+
+log() { printf '==> %s\n' "$*" >&2; }
+
+setup_engines() {
+    local missing=()
+    for pkg in "${ENGINES[@]}"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
+    done
+    [ ${#missing[@]} -eq 0 ] && return 0
+    log "installing Debian chess engines: ${missing[*]}"
+    local sudo=()
+    [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+    "${sudo[@]}" apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+        "${missing[@]}" >/dev/null
+}
+
+setup_python() {
+    local stamp=.venv/.setup-stamp want
+    want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+    if [ ! -x .venv/bin/python ]; then
+        log "creating .venv"
+        "$PY" -m venv .venv
+    fi
+    if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+        log "installing orchestrator and its test tools into .venv"
+        .venv/bin/python -m pip install -q --upgrade pip
+        .venv/bin/python -m pip install -q -e '.[test]'
+        echo "$want" >"$stamp"
+    fi
+}
+
+case "${1:-}" in
+demo)
+    setup_engines
+    setup_python
+    shift
+    exec .venv/bin/orchestrator simulate --from engines.toml --table "$@"
+    ;;
+test)
+    setup_engines
+    setup_python
+    shift
+    log "ruff format --check"
+    .venv/bin/ruff format --check orchestrator tests bench
+    log "ruff check"
+    .venv/bin/ruff check orchestrator tests bench
+    log "mypy"
+    .venv/bin/mypy
+    log "pytest"
+    exec .venv/bin/python -m pytest "$@"
+    ;;
+*)
+    echo "usage: ./tasks.sh demo | test [pytest args]" >&2
+    exit 2
+    ;;
+esac
