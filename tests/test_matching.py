@@ -31,7 +31,7 @@ def nx_perfect(rows: list[int], vertices: list[int]) -> bool:
 
 
 def is_perfect(m: PerfectMatching) -> bool:
-    alive = bits(m.alive)
+    alive = list(bits(m.alive))
     return all(m.mate[v] in alive and m.adj[v] >> m.mate[v] & 1 for v in alive)
 
 
@@ -61,7 +61,7 @@ def test_take_agrees_with_networkx(rows: list[int], rng: random.Random) -> None:
     m = PerfectMatching.find(rows, (1 << n) - 1)
     while m is not None and m.alive:
         first = (m.alive & -m.alive).bit_length() - 1
-        candidates = bits(rows[first] & m.alive)
+        candidates = list(bits(rows[first] & m.alive))
         rng.shuffle(candidates)
         taken = False
         for second in candidates:

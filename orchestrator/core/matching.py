@@ -19,16 +19,15 @@ it permanently removes an encounter-history round.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 
 
-def bits(mask: int) -> list[int]:
-    """The indices of the set bits of `mask`, lowest first."""
-    out = []
+def bits(mask: int) -> Iterator[int]:
+    """The indices of the set bits of `mask`, lowest first (lazily: callers often stop)."""
     while mask:
         low = mask & -mask
-        out.append(low.bit_length() - 1)
+        yield low.bit_length() - 1
         mask ^= low
-    return out
 
 
 class PerfectMatching:
@@ -64,20 +63,31 @@ class PerfectMatching:
         if a == second:
             return True
         self.mate[a] = self.mate[b] = -1
-        if self.adj[a] >> b & 1:
-            self.mate[a], self.mate[b] = b, a
-            return True
-        if self._augment_from(a):
+        if self._short_path(a, b) or self._augment_from(a):
             return True
         self.alive = keep_alive
         self.mate[a], self.mate[b] = first, second
+        return False
+
+    def _short_path(self, a: int, b: int) -> bool:
+        """Join exposed `a` and `b` directly or through one matched edge (most cases)."""
+        adj, mate = self.adj, self.mate
+        if adj[a] >> b & 1:
+            mate[a], mate[b] = b, a
+            return True
+        target = adj[b]
+        for u in bits(adj[a] & self.alive):
+            w = mate[u]
+            if target >> w & 1:
+                mate[a], mate[u], mate[w], mate[b] = u, a, b, w
+                return True
         return False
 
     def _augment_from(self, root: int) -> bool:
         """Search an augmenting path from exposed `root`; apply it and return True if found."""
         adj, mate, alive = self.adj, self.mate, self.alive
         parent: dict[int, int] = {}
-        base = {v: v for v in bits(alive)}
+        base = _Bases()  # blossom base of each vertex; itself unless contracted
         even = 1 << root
         labelled = 0  # vertices with a parent in the alternating tree
         queue = deque([root])
@@ -107,35 +117,60 @@ class PerfectMatching:
                 v = parent[mate[v]]
             return marked
 
-        while queue:
-            v = queue.popleft()
-            candidates = adj[v] & alive & (even | ~labelled) & ~(1 << v)
-            while candidates:
-                low = candidates & -candidates
-                candidates ^= low
-                u = low.bit_length() - 1
-                if base[v] == base[u] or mate[v] == u:
-                    continue
-                if u == root or (mate[u] != -1 and mate[u] in parent):
-                    b = lca(v, u)
-                    blossom: set[int] = set()
-                    labelled |= mark(v, b, u, blossom) | mark(u, b, v, blossom)
-                    for w, bw in base.items():
-                        if bw in blossom:
+        # Grow the tree first and contract blossoms only when growth stalls: any order of
+        # examining edges is correct, and in dense graphs this reaches the target long
+        # before the even-even edges would have been contracted one by one.
+        deferred: list[tuple[int, int]] = []  # (even vertex, its even neighbours then)
+        while queue or deferred:
+            if not queue:
+                v, others = deferred.pop()
+                for u in bits(others):
+                    if base[v] != base[u]:
+                        b = lca(v, u)
+                        blossom: set[int] = set()
+                        labelled |= mark(v, b, u, blossom) | mark(u, b, v, blossom)
+                        for w in base.members(blossom):
                             base[w] = b
                             if not even >> w & 1:
                                 even |= 1 << w
                                 queue.append(w)
-                elif u not in parent:
-                    parent[u] = v
-                    labelled |= low
-                    if mate[u] == -1:
-                        while u != -1:
-                            pu = parent[u]
-                            next_u = mate[pu]
-                            mate[u], mate[pu] = pu, u
-                            u = next_u
-                        return True
-                    even |= 1 << mate[u]
-                    queue.append(mate[u])
+                if not queue:
+                    continue
+            v = queue.popleft()
+            near = adj[v] & alive & ~(1 << v)
+            if near & even:
+                deferred.append((v, near & even))
+            candidates = near & ~labelled & ~even
+            while candidates:
+                low = candidates & -candidates
+                candidates ^= low
+                u = low.bit_length() - 1
+                if even & low:  # became even while this row was walked: a blossom edge
+                    deferred.append((v, low))
+                    continue
+                if labelled & low:
+                    continue
+                parent[u] = v
+                labelled |= low
+                if mate[u] == -1:
+                    while u != -1:
+                        pu = parent[u]
+                        next_u = mate[pu]
+                        mate[u], mate[pu] = pu, u
+                        u = next_u
+                    return True
+                even |= 1 << mate[u]
+                queue.append(mate[u])
         return False
+
+
+class _Bases(dict[int, int]):
+    """Blossom bases, storing only the vertices that were contracted."""
+
+    def __missing__(self, v: int) -> int:
+        return v
+
+    def members(self, bases: set[int]) -> list[int]:
+        """Every vertex whose base is in `bases`."""
+        moved = [w for w, b in self.items() if b in bases]
+        return moved + [b for b in bases if b not in self]

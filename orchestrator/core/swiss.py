@@ -96,10 +96,10 @@ def _dropped_before(state: SwissState, rnd: Round, index: dict[str, int]) -> int
     pairs = {(index[g.white], index[g.black]) for g in rnd.games}
     colours_ok = all(abs(state.wgd[a] + state.wgd[b]) <= 2 for a, b in pairs)
     players = {index[n] for g in rnd.games for n in (g.white, g.black)}
-    order = sorted(players, key=lambda i: (-state.score[i], i))
     for k in range(state.dropped, played + 1):
         if colours_ok and all(state.last_met.get(pair, 0) <= k for pair in pairs):
             return k  # the stored round itself is a viable pairing
+        order = sorted(players, key=lambda i: (-state.score[i], i))
         if _viable(state, order, state.met_masks(k + 1)) is not None:
             return k
     return played

@@ -1,0 +1,65 @@
+"""Time to pair one Swiss round, as `orchestrator pair` does it (replay of the stored rounds
+included), for 50, 200 and 1000 players at early, middle and late rounds.
+
+    .venv/bin/python bench/pairing.py [--repeat N]
+
+Targets: a 50-player round under 5 ms, a 1000-player round under 100 ms.
+The events are simulated with seeded random results (60% draws, single rounds: the colour
+condition makes single rounds the harder case); "exhausted" is a round of a 50-player event
+played past the point where encounter-history rounds must be removed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from dataclasses import replace
+
+from orchestrator.core.model import Player, Tournament
+from orchestrator.core.pairing import pair_next
+from orchestrator.core.simulation import simulate
+
+CASES = [
+    (50, "early", 2),
+    (50, "middle", 11),
+    (50, "late", 25),
+    (50, "exhausted", 52),
+    (200, "early", 2),
+    (200, "middle", 11),
+    (200, "late", 25),
+    (1000, "early", 2),
+    (1000, "middle", 11),
+    (1000, "late", 25),
+]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=15, help="timed runs per case")
+    parser.add_argument("--format", default="single", choices=["single", "double"])
+    args = parser.parse_args()
+    events: dict[int, Tournament] = {}
+    print(f"| players | stage | round | dropped | median ms | max ms |  ({args.format} rounds)")
+    print("|---:|---|---:|---:|---:|---:|")
+    for players, stage, number in CASES:
+        if players not in events:
+            start = Tournament(
+                tuple(Player(f"E{i:04d}", i) for i in range(1, players + 1)), format=args.format
+            )
+            most = max(n for p, _, n in CASES if p == players)
+            events[players] = simulate(start, most - 1, rng_seed=1).tournament
+        state = replace(events[players], rounds=events[players].rounds[: number - 1])
+        times = []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            pairing = pair_next(state)
+            times.append((time.perf_counter() - t0) * 1000)
+        print(
+            f"| {players} | {stage} | {number} | {pairing.dropped_rounds} "
+            f"| {statistics.median(times):.2f} | {max(times):.2f} |"
+        )
+
+
+if __name__ == "__main__":
+    main()
