@@ -65,19 +65,14 @@ def standings_table(t: Tournament, order: Sequence[Tiebreak]) -> str:
 
 
 def crosstable(t: Tournament, order: Sequence[Tiebreak]) -> str:
-    """Rows by place; each cell the results against that opponent (1, =, 0; B for a BYE)."""
+    """Rows by place; each cell the results against that opponent in order (1, =, 0)."""
     lines = standings(t, order)
     number = {line.name: i + 1 for i, line in enumerate(lines)}
     cells: dict[tuple[str, str], str] = {}
-    for rnd in t.rounds:
-        for g in rnd.games:
-            if g.result is None:
-                continue
-            for me in (g.white, g.black):
-                pts = g.points(me)
-                mark = "1" if pts == 1 else "0" if pts == 0 else "="
-                key = (me, g.opponent(me))
-                cells[key] = cells.get(key, "") + mark
+    for line in lines:
+        for opponent, pts in line.results:
+            mark = "1" if pts == 1 else "0" if pts == 0 else "="
+            cells[line.name, opponent] = cells.get((line.name, opponent), "") + mark
     header = ["#", "Engine", "Score", *(str(i + 1) for i in range(len(lines)))]
     rows = []
     for line in lines:

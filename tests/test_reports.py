@@ -1,0 +1,37 @@
+"""Standings and crosstable text."""
+
+from __future__ import annotations
+
+from orchestrator.core.model import Game, Player, Round, Tournament
+from orchestrator.reports import crosstable, standings_data, standings_table
+
+
+def event() -> Tournament:
+    players = tuple(Player(n, i + 1) for i, n in enumerate("ABC"))
+    return Tournament(
+        players,
+        (
+            Round(1, (Game("B", "A", "0-1"), Game("A", "B", "1/2-1/2")), "C"),
+            Round(2, (Game("C", "A", "1-0"), Game("A", "C", "1-0")), "B"),
+        ),
+        format="double",
+    )
+
+
+def test_crosstable_cells_follow_game_order() -> None:
+    text = crosstable(event(), ("sb",))
+    rows = {line.split()[1]: line for line in text.splitlines()[2:]}
+    assert rows["A"].split()[2:] == ["2.5", "01", "*", "1="]  # columns by place: C, A, B
+    assert rows["C"].split()[2:] == ["3", "*", "10"]  # 2 BYE points + 1 win; never met B
+
+
+def test_standings_table_and_data_agree() -> None:
+    data = standings_data(event(), ("sb", "wins"))
+    assert [(d["place"], d["name"], d["score"]) for d in data] == [
+        ("1", "C", 3.0),
+        ("2", "A", 2.5),
+        ("3", "B", 2.5),
+    ]
+    table = standings_table(event(), ("sb", "wins"))
+    assert "SB = Sonneborn-Berger" in table
+    assert [line.split()[1] for line in table.splitlines()[2:5]] == ["C", "A", "B"]
