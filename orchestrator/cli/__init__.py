@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from orchestrator.cli import offline
+from orchestrator.cli import offline, play
 from orchestrator.cli.app import app
 
-__all__ = ["app", "main", "offline"]
+__all__ = ["app", "main", "offline", "play"]
 
 
 def main() -> None:

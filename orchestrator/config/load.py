@@ -15,15 +15,13 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from orchestrator.config.model import (
-    Adjudication,
     Config,
     ConfigError,
-    DrawRule,
     EngineConfig,
     OptionValue,
     TournamentConfig,
-    WinRule,
 )
+from orchestrator.core.adjudication import Adjudication, DrawRule, WinRule
 from orchestrator.core.roundrobin import total_rounds
 from orchestrator.core.seeding import SEEDING_METHODS
 from orchestrator.core.standings import TIEBREAKS

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from orchestrator.core.adjudication import Adjudication
 from orchestrator.core.model import Format, Schedule, System
 from orchestrator.core.roundrobin import total_rounds
 from orchestrator.core.seeding import SeedingMethod
@@ -29,28 +30,6 @@ class EngineConfig:
     startup_timeout: float = 10.0  # seconds to start and finish the handshake
     move_grace_ms: int = 1000  # extra wait past the clock before a stalled engine is killed
     reuse: bool = False  # keep the process between this engine's games
-
-
-@dataclass(frozen=True)
-class WinRule:
-    plies: int = 10
-    score: float = 10.0
-
-
-@dataclass(frozen=True)
-class DrawRule:
-    from_move: int = 35
-    plies: int = 10
-    score: float = 0.15
-
-
-@dataclass(frozen=True)
-class Adjudication:
-    win: WinRule | None = WinRule()
-    draw: DrawRule | None = DrawRule()
-    tablebases: Path | None = None
-    tb_pieces: int = 6
-    max_moves: int = 0  # 0 = no limit
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,79 @@
+"""`orchestrator play`: one game between two engines of a config, printed as PGN."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from orchestrator.cli.app import app, fail, user_errors
+from orchestrator.config.load import check_files, load
+from orchestrator.config.model import Config
+from orchestrator.core.openings import Opening, OpeningError
+from orchestrator.core.timecontrol import TimeControl
+from orchestrator.engines.probe import probe
+from orchestrator.runner.game import GameSpec, play_game
+from orchestrator.runner.pgn import to_pgn
+
+
+def quiet_engine_logs() -> None:
+    """python-chess warns about odd engine output; faults are recorded in the game instead."""
+    logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
+
+
+async def _play(config: Config, spec: GameSpec) -> str:
+    for engine in {spec.white.name: spec.white, spec.black.name: spec.black}.values():
+        await (await probe(config, engine)).close()
+    record = await play_game(spec)
+    t = config.tournament
+    return to_pgn(record, event=t.name, site=t.site)
+
+
+@app.command()
+@user_errors
+def play(
+    config_path: Annotated[Path, typer.Argument(metavar="CONFIG", help="engines.toml")],
+    white: Annotated[str, typer.Option("--white", help="Engine name playing white.")],
+    black: Annotated[str, typer.Option("--black", help="Engine name playing black.")],
+    tc: Annotated[str | None, typer.Option(help="Time control (default: the config's).")] = None,
+    fen: Annotated[str | None, typer.Option(help="Start from this position.")] = None,
+    moves: Annotated[str | None, typer.Option(help='Book moves first, e.g. "e4 e5".')] = None,
+    output: Annotated[
+        Path | None, typer.Option("-o", "--output", help="Write the PGN here.")
+    ] = None,
+) -> None:
+    """Play one game between two engines of CONFIG and print its PGN.
+
+    Exit 0 whatever the game's result; 2 for a usage or config error.
+    """
+    quiet_engine_logs()
+    config = load(config_path)
+    spec_white, spec_black = config.engine(white), config.engine(black)
+    check_files(config)
+    time_control = TimeControl.parse(tc) if tc else config.tournament.tc
+    opening = None
+    if fen or moves:
+        try:
+            if fen:
+                Opening("fen", fen).board()
+            opening = Opening.from_san(moves or "", fen) if moves else Opening("fen", fen)
+        except OpeningError as exc:
+            raise fail(f"--moves: {exc}") from None
+        except ValueError as exc:
+            raise fail(f"--fen: {exc}") from None
+    spec = GameSpec(
+        white=spec_white,
+        black=spec_black,
+        tc=time_control,
+        opening=opening,
+        adjudication=config.adjudication,
+        timemargin_ms=config.tournament.timemargin_ms,
+    )
+    pgn = asyncio.run(_play(config, spec))
+    if output:
+        output.write_text(pgn, encoding="utf-8")
+    else:
+        typer.echo(pgn, nl=False)

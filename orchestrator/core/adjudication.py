@@ -1,0 +1,128 @@
+"""TCEC-style adjudication as a pure state machine fed one ply at a time.
+
+* win: both engines score at least `score` pawns for the same side for `plies` consecutive
+  plies (so each engine agrees `plies / 2` times);
+* draw: from move `from_move` on, both engines' scores within +-`score` for `plies`
+  consecutive plies with no capture or pawn move among them;
+* tablebases: the runner probes Syzygy and passes the verdict in;
+* maximum moves: a draw once both sides have made `max_moves` moves.
+
+A ply without a score (a book move, an engine that reports none) breaks both streaks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from orchestrator.core.gamerecord import Score
+from orchestrator.core.model import Result
+
+
+@dataclass(frozen=True)
+class WinRule:
+    plies: int = 10
+    score: float = 10.0
+
+
+@dataclass(frozen=True)
+class DrawRule:
+    from_move: int = 35
+    plies: int = 10
+    score: float = 0.15
+
+
+@dataclass(frozen=True)
+class Adjudication:
+    """The adjudication rules of an event; TCEC's by default. None turns a rule off."""
+
+    win: WinRule | None = WinRule()
+    draw: DrawRule | None = DrawRule()
+    tablebases: Path | None = None
+    tb_pieces: int = 6
+    max_moves: int = 0  # 0 = no limit
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    result: Result
+    reason: str
+
+
+@dataclass
+class Adjudicator:
+    rules: Adjudication
+    win_streak: int = 0
+    win_side: int = 0  # +1 white, -1 black
+    draw_streak: int = 0
+
+    def after_ply(
+        self,
+        *,
+        white_moved: bool,
+        score: Score | None,
+        fullmove: int,
+        zeroing: bool,
+        moves_played: int,
+    ) -> Verdict | None:
+        """Take in one engine ply; return a verdict when a rule ends the game.
+
+        `fullmove` is the move number of the ply, `zeroing` whether it captured or moved a
+        pawn, `moves_played` the full moves completed after it.
+        """
+        white_pov = None if score is None else (score.pawns() if white_moved else -score.pawns())
+        verdict = self._win(white_pov) or self._draw(white_pov, fullmove, zeroing)
+        if verdict:
+            return verdict
+        limit = self.rules.max_moves
+        if limit and moves_played >= limit:
+            return Verdict("1/2-1/2", f"Draw by adjudication: the {limit}-move limit")
+        return None
+
+    def _win(self, white_pov: float | None) -> Verdict | None:
+        rule = self.rules.win
+        if rule is None:
+            return None
+        side = 0
+        if white_pov is not None and abs(white_pov) >= rule.score:
+            side = 1 if white_pov > 0 else -1
+        if side and side == self.win_side:
+            self.win_streak += 1
+        else:
+            self.win_side, self.win_streak = side, 1 if side else 0
+        if self.win_streak >= rule.plies:
+            winner = "White" if side > 0 else "Black"
+            return Verdict(
+                "1-0" if side > 0 else "0-1",
+                f"{winner} wins by adjudication: both engines scored >= {rule.score:.2f} "
+                f"for {rule.plies} plies",
+            )
+        return None
+
+    def _draw(self, white_pov: float | None, fullmove: int, zeroing: bool) -> Verdict | None:
+        rule = self.rules.draw
+        if rule is None:
+            return None
+        quiet = white_pov is not None and abs(white_pov) <= rule.score and not zeroing
+        if quiet and fullmove >= rule.from_move:
+            self.draw_streak += 1
+        else:
+            self.draw_streak = 0
+        if self.draw_streak >= rule.plies:
+            return Verdict(
+                "1/2-1/2",
+                f"Draw by adjudication: both engines scored within +-{rule.score:.2f} for "
+                f"{rule.plies} plies without a capture or pawn move",
+            )
+        return None
+
+
+def tablebase_verdict(wdl: int, white_to_move: bool) -> Verdict:
+    """A Syzygy WDL (from the side to move) as a verdict."""
+    if wdl == 0 or abs(wdl) == 1:  # draws, and wins or losses spoiled by the 50-move rule
+        return Verdict("1/2-1/2", "Draw by adjudication: Syzygy tablebase")
+    white_wins = (wdl > 0) == white_to_move
+    return Verdict(
+        "1-0" if white_wins else "0-1",
+        f"{'White' if white_wins else 'Black'} wins by adjudication: Syzygy tablebase",
+    )

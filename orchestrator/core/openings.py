@@ -1,0 +1,109 @@
+"""Opening suites (EPD positions or PGN move lines) and the seeded choice among them.
+
+Parsing works on text; the caller reads the file.  A game from an opening starts after its
+book moves, which are part of the game's PGN; a suite position becomes the FEN tag.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from dataclasses import dataclass
+
+import chess
+import chess.pgn
+
+
+class OpeningError(ValueError):
+    """An opening suite that does not parse; the message says where."""
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    name: str
+    fen: str | None = None  # None: the standard starting position
+    moves: tuple[str, ...] = ()  # book moves in UCI
+
+    def board(self) -> chess.Board:
+        """The start position (the book moves are not yet played)."""
+        return chess.Board(self.fen) if self.fen else chess.Board()
+
+    @classmethod
+    def from_san(cls, line: str, fen: str | None = None) -> Opening:
+        """An opening from a line of SAN moves such as "e4 e5 Nf3" (move numbers allowed)."""
+        board = chess.Board(fen) if fen else chess.Board()
+        moves = []
+        for token in line.split():
+            if token.rstrip(".").isdigit() or token.endswith("."):
+                continue
+            try:
+                moves.append(board.push_san(token).uci())
+            except ValueError:
+                raise OpeningError(f"illegal or unknown move {token!r} in {line!r}") from None
+        return cls(line, fen, tuple(moves))
+
+
+def parse_epd(text: str, where: str = "EPD") -> list[Opening]:
+    openings = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            board, ops = chess.Board.from_epd(line)
+        except ValueError as exc:
+            raise OpeningError(
+                f"{where}: line {number}: not a valid EPD position ({exc})"
+            ) from None
+        if not board.is_valid():
+            raise OpeningError(f"{where}: line {number}: an illegal position")
+        name = ops.get("id") or ops.get("c0") or f"{where}:{number}"
+        openings.append(Opening(str(name), board.fen()))
+    if not openings:
+        raise OpeningError(f"{where}: no positions in the file")
+    return openings
+
+
+def parse_pgn(text: str, where: str = "PGN") -> list[Opening]:
+    openings = []
+    stream = io.StringIO(text)
+    number = 0
+    while True:
+        game = chess.pgn.read_game(stream)
+        if game is None:
+            break
+        number += 1
+        if game.errors:
+            raise OpeningError(f"{where}: game {number}: {game.errors[0]}")
+        fen = game.headers.get("FEN")
+        moves = tuple(m.uci() for m in game.mainline_moves())
+        name = game.headers.get("Opening") or game.headers.get("Event") or f"{where}:{number}"
+        if name == "?":
+            name = f"{where}:{number}"
+        openings.append(Opening(name, fen, moves))
+    if not openings:
+        raise OpeningError(f"{where}: no games in the file")
+    return openings
+
+
+def parse_suite(text: str, where: str) -> list[Opening]:
+    """EPD or PGN, by the file name's ending."""
+    if where.lower().endswith(".pgn"):
+        return parse_pgn(text, where)
+    return parse_epd(text, where)
+
+
+def choose(openings: list[Opening], index: int, rng_seed: int, order: str = "random") -> Opening:
+    """The opening of the `index`-th pair of an event (both games of a pair share it).
+
+    "sequential" walks the suite in order; "random" walks a permutation of it drawn from
+    `rng_seed`, so every opening is used once before any repeats and a resumed event
+    repeats the same choices.
+    """
+    n = len(openings)
+    cycle, at = divmod(index, n)
+    if order == "sequential":
+        return openings[at]
+    permutation = list(range(n))
+    random.Random(f"{rng_seed}:{cycle}").shuffle(permutation)
+    return openings[permutation[at]]

@@ -1,0 +1,377 @@
+"""Play one game between two engines and return its complete record.
+
+No database and no scheduling here: the caller says who plays, from which opening, at which
+time control, and may watch each move through `on_move`.  Whatever the engines do, the
+result is a `GameRecord`; engine misbehaviour becomes a loss for the engine at fault.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import chess
+import chess.engine
+import chess.syzygy
+
+from orchestrator.config.model import EngineConfig
+from orchestrator.core.adjudication import Adjudication, Adjudicator, Verdict, tablebase_verdict
+from orchestrator.core.gamerecord import (
+    Fault,
+    FaultKind,
+    GameRecord,
+    MoveRecord,
+    Score,
+    Termination,
+)
+from orchestrator.core.model import Result
+from orchestrator.core.openings import Opening
+from orchestrator.core.timecontrol import Clock, TimeControl
+from orchestrator.engines.adapter import Engine, EngineFault
+from orchestrator.engines.pool import EnginePool
+
+UNTIMED_DEADLINE_S = 60.0  # nodes= and depth= games: how long a move may take at most
+
+OnMove = Callable[[MoveRecord, chess.Board], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    white: EngineConfig
+    black: EngineConfig
+    tc: TimeControl
+    opening: Opening | None = None
+    adjudication: Adjudication = field(default_factory=Adjudication)
+    timemargin_ms: int = 100
+    game_key: str = ""  # distinct per game: engines kept running get ucinewgame/new
+
+
+@dataclass
+class _Ended(Exception):
+    """Raised inside the move loop to end the game."""
+
+    result: Result
+    termination: Termination
+    reason: str
+    fault: Fault | None = None
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _colour_name(colour: chess.Color) -> str:
+    return "White" if colour == chess.WHITE else "Black"
+
+
+def _lost_by(colour: chess.Color) -> Result:
+    return "0-1" if colour == chess.WHITE else "1-0"
+
+
+MAX_MATE_DISTANCE = 500
+
+
+def _score(relative: chess.engine.Score) -> Score:
+    """An engine's score; a mate too far to be real (engines with their own mate scales,
+    such as Sjeng's +-1000000) counts as a decisive +-100 pawns."""
+    mate = relative.mate()
+    if mate is None:
+        return Score(cp=relative.score())
+    if abs(mate) > MAX_MATE_DISTANCE:
+        return Score(cp=10000 if mate > 0 else -10000)
+    return Score(mate=mate)
+
+
+def rules_outcome(board: chess.Board) -> Verdict | None:
+    """The game's end by the rules of chess, if it has ended."""
+    if not any(board.generate_legal_moves()):
+        if board.is_check():
+            winner = not board.turn
+            return Verdict("1-0" if winner else "0-1", f"{_colour_name(winner)} mates")
+        return Verdict("1/2-1/2", "Draw by stalemate")
+    if board.is_insufficient_material():
+        return Verdict("1/2-1/2", "Draw by insufficient mating material")
+    if board.halfmove_clock >= 100:
+        return Verdict("1/2-1/2", "Draw by fifty moves rule")
+    if board.is_repetition(3):
+        return Verdict("1/2-1/2", "Draw by 3-fold repetition")
+    return None
+
+
+def _flag(board: chess.Board, loser: chess.Color, engine: str, how: str) -> _Ended:
+    """A loss on time, or a draw if the opponent cannot mate by any legal sequence."""
+    if board.has_insufficient_material(not loser):
+        return _Ended(
+            "1/2-1/2",
+            "time forfeit",
+            f"Draw: {engine} {how}, but {_colour_name(not loser)} cannot mate",
+        )
+    return _Ended(
+        _lost_by(loser), "time forfeit", f"{_colour_name(not loser)} wins: {engine} {how}"
+    )
+
+
+_TERMINATION: dict[FaultKind, Termination] = {
+    "startup": "abandoned",
+    "crash": "abandoned",
+    "stall": "time forfeit",
+    "time_forfeit": "time forfeit",
+    "illegal_move": "rules infraction",
+}
+
+
+class _Game:
+    def __init__(self, spec: GameSpec, pool: EnginePool, on_move: OnMove | None) -> None:
+        self.spec = spec
+        self.pool = pool
+        self.on_move = on_move
+        self.opening = spec.opening or Opening("start position")
+        self.board = self.opening.board()
+        self.moves: list[MoveRecord] = []
+        self.clocks = {c: Clock.start(spec.tc) for c in chess.COLORS}
+        self.adjudicator = Adjudicator(spec.adjudication)
+        self.engines: dict[chess.Color, Engine] = {}
+        self.tablebase: chess.syzygy.Tablebase | None = None
+
+    def config(self, colour: chess.Color) -> EngineConfig:
+        return self.spec.white if colour == chess.WHITE else self.spec.black
+
+    async def play(self) -> GameRecord:
+        started = _now()
+        for uci in self.opening.moves:
+            move = chess.Move.from_uci(uci)
+            self.moves.append(MoveRecord(uci, self.board.san(move), book=True))
+            self.board.push(move)
+        faulted: set[chess.Color] = set()
+        try:
+            try:
+                await self._start_engines()
+                self._open_tablebases()
+                while True:
+                    await self._one_ply()
+            except _Ended as ended:
+                outcome = ended
+            except EngineFault as fault:  # pragma: no cover - every fault is mapped in _one_ply
+                outcome = self._fault(fault, chess.WHITE)
+            if outcome.fault is not None:
+                faulted.add(
+                    chess.WHITE if outcome.fault.engine == self.spec.white.name else chess.BLACK
+                )
+        finally:
+            await self._release(faulted)
+        return GameRecord(
+            white=self.spec.white.name,
+            black=self.spec.black.name,
+            result=outcome.result,
+            termination=outcome.termination,
+            reason=outcome.reason,
+            moves=tuple(self.moves),
+            started_at=started,
+            ended_at=_now(),
+            time_control=str(self.spec.tc),
+            start_fen=self.opening.fen,
+            opening=self.opening.name if self.spec.opening else None,
+            fault=outcome.fault,
+        )
+
+    async def _start_engines(self) -> None:
+        colours = (chess.WHITE, chess.BLACK)
+        started = await asyncio.gather(
+            *(self.pool.acquire(self.config(c)) for c in colours), return_exceptions=True
+        )
+        failed: EngineFault | None = None
+        for colour, item in zip(colours, started, strict=True):
+            if isinstance(item, Engine):
+                self.engines[colour] = item
+            elif isinstance(item, EngineFault):
+                failed = failed or item
+            elif isinstance(item, BaseException):
+                raise item
+        if failed is not None:
+            colour = chess.WHITE if failed.engine == self.spec.white.name else chess.BLACK
+            raise self._fault(failed, colour)
+
+    def _open_tablebases(self) -> None:
+        path = self.spec.adjudication.tablebases
+        if path is not None:
+            self.tablebase = chess.syzygy.open_tablebase(str(path))
+
+    async def _release(self, faulted: set[chess.Color]) -> None:
+        for colour, engine in self.engines.items():
+            await self.pool.release(engine, healthy=colour not in faulted)
+        if self.tablebase is not None:
+            self.tablebase.close()
+
+    def _fault(self, fault: EngineFault, colour: chess.Color) -> _Ended:
+        record = Fault(fault.engine, fault.kind, fault.detail, fault.output)
+        termination = _TERMINATION[fault.kind]
+        what = {
+            "startup": "did not start",
+            "crash": "crashed",
+            "stall": "stalled",
+            "time_forfeit": "lost on time",
+            "illegal_move": "made an illegal move",
+        }[fault.kind]
+        winner = _colour_name(not colour)
+        if fault.kind == "stall":
+            ended = _flag(self.board, colour, fault.engine, f"{what} ({fault.detail})")
+            ended.fault = record
+            return ended
+        return _Ended(
+            _lost_by(colour),
+            termination,
+            f"{winner} wins: {fault.engine} {what}: {fault.detail}",
+            record,
+        )
+
+    def _limit(self, colour: chess.Color) -> tuple[chess.engine.Limit, float]:
+        """The search limit for the side to move and the deadline (s) for its answer."""
+        tc, margin = self.spec.tc, self.spec.timemargin_ms / 1000
+        grace = self.config(colour).move_grace_ms / 1000
+        if tc.kind == "movetime":
+            return chess.engine.Limit(time=tc.limit / 1000), tc.limit / 1000 + margin + grace
+        if tc.kind == "nodes":
+            return chess.engine.Limit(nodes=tc.limit), UNTIMED_DEADLINE_S + grace
+        if tc.kind == "depth":
+            return chess.engine.Limit(depth=tc.limit), UNTIMED_DEADLINE_S + grace
+        white, black = self.clocks[chess.WHITE], self.clocks[chess.BLACK]
+        mine = self.clocks[colour]
+        limit = chess.engine.Limit(
+            white_clock=max(white.remaining_ms, 0) / 1000,
+            black_clock=max(black.remaining_ms, 0) / 1000,
+            white_inc=tc.inc_ms / 1000,
+            black_inc=tc.inc_ms / 1000,
+            remaining_moves=mine.moves_to_go or None,
+        )
+        return limit, mine.remaining_ms / 1000 + margin + grace
+
+    async def _one_ply(self) -> None:
+        board = self.board
+        verdict = rules_outcome(board)
+        if verdict:
+            raise _Ended(verdict.result, "normal", verdict.reason)
+        colour = board.turn
+        engine = self.engines[colour]
+        limit, deadline = self._limit(colour)
+        started = time.monotonic()
+        try:
+            played = await asyncio.wait_for(
+                engine.protocol.play(
+                    board,
+                    limit,
+                    game=self.spec.game_key or id(self),
+                    info=chess.engine.INFO_SCORE,
+                    opponent=self._opponent(colour),
+                ),
+                deadline,
+            )
+        except TimeoutError:
+            engine.kill()
+            raise self._fault(
+                engine.fault("stall", f"no move within {deadline:.1f}s"), colour
+            ) from None
+        except chess.engine.EngineTerminatedError:
+            code = engine.protocol.returncode
+            detail = f"exit code {code.result()}" if code.done() else "the process died"
+            raise self._fault(engine.fault("crash", detail), colour) from None
+        except chess.engine.EngineError as exc:
+            raise self._fault(engine.fault("illegal_move", str(exc)), colour) from None
+        used_ms = round((time.monotonic() - started) * 1000)
+        if played.resigned:
+            raise _Ended(
+                _lost_by(colour),
+                "normal",
+                f"{_colour_name(not colour)} wins: {engine.name} resigns",
+            )
+        move = played.move
+        if move is None or not board.is_legal(move):
+            raise self._fault(engine.fault("illegal_move", f"no legal move given ({move})"), colour)
+        clock_after = self._charge(colour, used_ms, engine.name)
+        info = played.info
+        pov = info.get("score")
+        score = None if pov is None else _score(pov.pov(colour))
+        record = MoveRecord(
+            uci=move.uci(),
+            san=board.san(move),
+            score=score,
+            depth=info.get("depth"),
+            seldepth=info.get("seldepth"),
+            nodes=info.get("nodes"),
+            time_ms=used_ms,
+            clock_ms=clock_after,
+        )
+        fullmove = board.fullmove_number
+        zeroing = board.is_zeroing(move)
+        board.push(move)
+        self.moves.append(record)
+        if self.on_move is not None:
+            await self.on_move(record, board)
+        if rules_outcome(board):
+            return  # the next call ends the game by the rules, before any adjudication
+        verdict = self._tablebase() or self.adjudicator.after_ply(
+            white_moved=colour == chess.WHITE,
+            score=score,
+            fullmove=fullmove,
+            zeroing=zeroing,
+            moves_played=board.fullmove_number - 1,
+        )
+        if verdict:
+            raise _Ended(verdict.result, "adjudication", verdict.reason)
+
+    def _opponent(self, colour: chess.Color) -> chess.engine.Opponent | None:
+        """Who the opponent is, for UCI engines that declare UCI_Opponent.  XBoard engines
+        get nothing: python-chess would send "computer", which some (Phalanx) reject."""
+        if self.config(colour).protocol != "uci":
+            return None
+        other = self.config(not colour)
+        return chess.engine.Opponent(other.name, None, int(other.rating or 0) or None, True)
+
+    def _charge(self, colour: chess.Color, used_ms: int, name: str) -> int | None:
+        """Charge the move's time; a loss on time past the clock and the margin."""
+        tc, margin = self.spec.tc, self.spec.timemargin_ms
+        if tc.kind == "movetime":
+            if used_ms > tc.limit + margin:
+                raise self._fault_time(colour, name, f"took {used_ms} ms of {tc.limit} ms")
+            return None
+        if tc.kind != "clock":
+            return None
+        clock = self.clocks[colour].after_move(tc, used_ms)
+        if clock.remaining_ms < -margin:
+            raise self._fault_time(
+                colour, name, f"overstepped its clock by {-clock.remaining_ms} ms"
+            )
+        self.clocks[colour] = clock
+        return clock.remaining_ms
+
+    def _fault_time(self, colour: chess.Color, name: str, detail: str) -> _Ended:
+        ended = _flag(self.board, colour, name, f"lost on time ({detail})")
+        ended.fault = Fault(name, "time_forfeit", detail, self.engines[colour].output())
+        return ended
+
+    def _tablebase(self) -> Verdict | None:
+        rules, board = self.spec.adjudication, self.board
+        if self.tablebase is None or chess.popcount(board.occupied) > rules.tb_pieces:
+            return None
+        if board.castling_rights:
+            return None
+        try:
+            wdl = self.tablebase.probe_wdl(board)
+        except (KeyError, chess.syzygy.MissingTableError):
+            return None
+        return tablebase_verdict(wdl, board.turn == chess.WHITE)
+
+
+async def play_game(
+    spec: GameSpec, *, pool: EnginePool | None = None, on_move: OnMove | None = None
+) -> GameRecord:
+    """Play one game; engines come from `pool` (a private one, closed at the end, if None)."""
+    own = pool is None
+    pool = pool or EnginePool()
+    try:
+        return await _Game(spec, pool, on_move).play()
+    finally:
+        if own:
+            await pool.close()

@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""A small scripted chess engine (UCI or XBoard) whose behaviour the tests dictate.
+
+Moves: `--moves "e2e4 g1f3"` are played first when legal; otherwise a deterministic choice
+among the legal moves (seeded by `--seed` and the position).  "N" below is the engine's own
+move number in the game (1 = its first move).
+
+    --protocol uci|xboard      --name NAME           --score CP | --mate N (own view)
+    --scores "10,20,..."       per own move           --depth D
+    --crash-at N               exit(3) instead of answering
+    --stall-at N               never answer
+    --illegal-at N             answer an illegal move
+    --garbage-at N             answer an unparseable move
+    --slow-start S             wait S seconds before the handshake
+    --delay MS                 think MS milliseconds per move
+    --option NAME              declare a spin option (repeatable)
+    --ignore-quit              keep running after "quit" (the runner must kill it)
+    --spawn-child              start a sleeping child in its process group
+    --log FILE                 append every command received
+    --resign-at N              (xboard) resign instead of moving
+    --by-opponent              decisive by names: beats opponents whose name sorts after its own
+                               by reporting +15 pawns, reports 0 against equal names
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import chess
+
+
+def options() -> argparse.Namespace:
+    p = argparse.ArgumentParser()
+    p.add_argument("--protocol", default="uci", choices=["uci", "xboard"])
+    p.add_argument("--name", default="Scripted")
+    p.add_argument("--moves", default="")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--score", type=int, default=0)
+    p.add_argument("--mate", type=int, default=None)
+    p.add_argument("--scores", default="")
+    p.add_argument("--depth", type=int, default=5)
+    p.add_argument("--crash-at", type=int, default=0)
+    p.add_argument("--stall-at", type=int, default=0)
+    p.add_argument("--illegal-at", type=int, default=0)
+    p.add_argument("--garbage-at", type=int, default=0)
+    p.add_argument("--resign-at", type=int, default=0)
+    p.add_argument("--slow-start", type=float, default=0.0)
+    p.add_argument("--delay", type=int, default=0)
+    p.add_argument("--option", action="append", default=[])
+    p.add_argument("--ignore-quit", action="store_true")
+    p.add_argument("--spawn-child", action="store_true")
+    p.add_argument("--by-opponent", action="store_true")
+    p.add_argument("--log", default="")
+    return p.parse_args()
+
+
+class Brain:
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.board = chess.Board()
+        self.script = args.moves.split()
+        self.scores = [int(x) for x in args.scores.split(",") if x]
+        self.opponent = ""
+
+    @property
+    def own_moves(self) -> int:
+        """Moves this side has made in the game so far (from the position's history)."""
+        stack = len(self.board.move_stack)
+        return (stack if self.board.turn == self.board.root().turn else stack - 1) // 2
+
+    def score(self) -> tuple[str, int]:
+        a = self.args
+        if a.by_opponent and self.opponent:
+            if self.opponent == a.name:
+                return "cp", 0
+            return "cp", 1500 if a.name < self.opponent else -1500
+        if a.mate is not None:
+            return "mate", a.mate
+        if self.scores:
+            return "cp", self.scores[min(self.own_moves, len(self.scores) - 1)]
+        return "cp", a.score
+
+    def choose(self) -> str:
+        """The next move, or a scripted misbehaviour."""
+        n, a = self.own_moves + 1, self.args
+        if a.crash_at == n:
+            sys.exit(3)
+        if a.stall_at == n:
+            while True:
+                time.sleep(60)
+        if a.delay:
+            time.sleep(a.delay / 1000)
+        legal = sorted(self.board.legal_moves, key=lambda m: m.uci())
+        if a.illegal_at == n:
+            return next(
+                chess.Move(f, t).uci()
+                for f in chess.SQUARES
+                for t in chess.SQUARES
+                if f != t and chess.Move(f, t) not in legal
+            )
+        if a.garbage_at == n:
+            return "zz99"
+        for uci in self.script:
+            move = chess.Move.from_uci(uci)
+            if move in legal:
+                self.script.remove(uci)
+                return uci
+        if not legal:
+            return "0000"
+        digest = hashlib.sha256(f"{a.seed}:{self.board.fen()}".encode()).digest()
+        return legal[int.from_bytes(digest[:4], "big") % len(legal)].uci()
+
+
+def log(args: argparse.Namespace, line: str) -> None:
+    if args.log:
+        with Path(args.log).open("a", encoding="utf-8") as f:
+            f.write(line + "\n")
+
+
+def say(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def uci(args: argparse.Namespace, brain: Brain) -> None:
+    for raw in sys.stdin:
+        line = raw.strip()
+        log(args, line)
+        if line == "uci":
+            time.sleep(args.slow_start)
+            say(f"id name {args.name}")
+            say("id author orchestrator tests")
+            for name in args.option:
+                say(f"option name {name} type spin default 1 min 0 max 100000")
+            say("option name UCI_Opponent type string default")
+            say("uciok")
+        elif line == "isready":
+            say("readyok")
+        elif line.startswith("setoption name UCI_Opponent value"):
+            brain.opponent = line.split(" ", 7)[-1] if len(line.split()) >= 8 else ""
+        elif line == "ucinewgame":
+            pass
+        elif line.startswith("position"):
+            parts = line.split(" moves ")
+            head = parts[0].split()
+            brain.board = (
+                chess.Board() if head[1] == "startpos" else chess.Board(" ".join(head[2:]))
+            )
+            for m in parts[1].split() if len(parts) > 1 else []:
+                brain.board.push_uci(m)
+        elif line.startswith("go"):
+            move = brain.choose()
+            kind, value = brain.score()
+            say(
+                f"info depth {args.depth} seldepth {args.depth + 2} score {kind} {value} "
+                f"nodes {1000 * (brain.own_moves + 1)} time 1 pv {move}"
+            )
+            say(f"bestmove {move}")
+        elif line == "quit":
+            if args.ignore_quit:
+                continue
+            return
+
+
+def xboard(args: argparse.Namespace, brain: Brain) -> None:
+    post = False
+    for raw in sys.stdin:
+        line = raw.strip()
+        log(args, line)
+        cmd, _, rest = line.partition(" ")
+        if cmd == "protover":
+            time.sleep(args.slow_start)
+            say(f'feature ping=1 setboard=1 usermove=1 sigint=0 myname="{args.name}" done=1')
+        elif cmd == "new":
+            brain.board = chess.Board()
+        elif cmd == "setboard":
+            brain.board = chess.Board(rest)
+        elif cmd == "usermove":
+            brain.board.push_uci(rest)
+        elif cmd == "ping":
+            say(f"pong {rest}")
+        elif cmd == "post":
+            post = True
+        elif cmd == "name":
+            brain.opponent = rest
+        elif cmd == "go":
+            if args.resign_at and args.resign_at == brain.own_moves + 1:
+                say("resign")
+                continue
+            move = brain.choose()
+            kind, value = brain.score()
+            if post:
+                centi = (
+                    value if kind == "cp" else (100000 + value if value > 0 else -100000 + value)
+                )
+                say(f"{args.depth} {centi} 1 {1000 * (brain.own_moves + 1)} {move}")
+            if move in {m.uci() for m in brain.board.legal_moves}:
+                brain.board.push_uci(move)
+            say(f"move {move}")
+        elif cmd == "quit":
+            if args.ignore_quit:
+                continue
+            return
+
+
+def main() -> None:
+    args = options()
+    if args.spawn_child:
+        subprocess.Popen(["sleep", "300"])  # stays in this process group
+    brain = Brain(args)
+    (uci if args.protocol == "uci" else xboard)(args, brain)
+    if args.ignore_quit:
+        time.sleep(300)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+"""Integration: the Debian engines (installed by ./tasks.sh) play real games through the runner.
+
+These must run in CI: a missing engine is a failure, not a skip.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+
+from orchestrator.config.model import EngineConfig
+from orchestrator.core.adjudication import Adjudication, DrawRule, WinRule
+from orchestrator.core.timecontrol import TimeControl
+from orchestrator.engines.adapter import Engine, EngineFault
+from orchestrator.runner.game import GameSpec, play_game
+from orchestrator.runner.pgn import to_pgn
+from tests.conftest import ROOT, descendants
+
+UCI = {
+    "Stockfish": "/usr/games/stockfish",
+    "Ethereal": "/usr/games/ethereal-chess",
+    "Toga II": "/usr/games/toga2",
+    "Glaurung": "/usr/games/glaurung",
+    "Fairy-Stockfish": "/usr/games/fairy-stockfish",
+}
+XBOARD = {
+    "Phalanx": "/usr/games/phalanx",
+    "Sjeng": "/usr/games/sjeng",
+    "HoiChess": "/usr/games/hoichess",
+}
+PAIRS = [
+    ("Stockfish", "Ethereal"),
+    ("Toga II", "Glaurung"),
+    ("Fairy-Stockfish", "Phalanx"),
+    ("Sjeng", "HoiChess"),
+    ("Phalanx", "Stockfish"),
+]
+
+
+def engine(name: str) -> EngineConfig:
+    command = UCI.get(name) or XBOARD[name]
+    assert shutil.which(command), f"{command} is not installed (./tasks.sh installs it)"
+    protocol = "uci" if name in UCI else "xboard"
+    return EngineConfig(name=name, command=(command,), protocol=protocol)
+
+
+@pytest.mark.parametrize(("white", "black"), PAIRS)
+async def test_real_engines_play_a_short_game(white: str, black: str) -> None:
+    rules = Adjudication(win=WinRule(), draw=DrawRule(from_move=15), max_moves=25)
+    spec = GameSpec(engine(white), engine(black), TimeControl.parse("1+0.02"), adjudication=rules)
+    record = await play_game(spec)
+    assert record.fault is None, record.fault
+    assert record.plies >= 2
+    board = chess.Board()
+    for move in record.moves:
+        board.push_uci(move.uci)  # every move legal
+    scored = [m for m in record.moves if m.score is not None]
+    if white in UCI and black in UCI:
+        assert len(scored) == record.plies
+    game = chess.pgn.read_game(io.StringIO(to_pgn(record, event="Integration")))
+    assert game is not None and game.headers["Result"] == record.result
+    assert game.end().board() == board
+    assert not descendants()
+
+
+async def test_fairymax_lacks_setboard_and_is_a_startup_fault() -> None:
+    fairymax = EngineConfig(name="Fairy-Max", command=("/usr/games/fairymax",), protocol="xboard")
+    assert shutil.which("/usr/games/fairymax")
+    with pytest.raises(EngineFault) as err:
+        await Engine.start(fairymax)
+    assert err.value.kind == "startup" and "setboard" in err.value.detail
+    assert not descendants()
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "orchestrator", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        check=False,
+    )
+
+
+SHORT_EVENT = """
+[tournament]
+name = "Short"
+[adjudication]
+max_moves = 12
+[[engine]]
+name = "Stockfish"
+command = "/usr/games/stockfish"
+options = { Hash = 16 }
+[[engine]]
+name = "Sjeng"
+command = "/usr/games/sjeng"
+protocol = "xboard"
+[[engine]]
+name = "Toga II"
+command = "/usr/games/toga2"
+[[engine]]
+name = "Glaurung"
+command = "/usr/games/glaurung"
+"""
+
+
+def test_play_command_prints_a_pgn(tmp_path: Path) -> None:
+    config = tmp_path / "short.toml"
+    config.write_text(SHORT_EVENT)
+    out = run(
+        "play",
+        str(config),
+        "--white",
+        "Stockfish",
+        "--black",
+        "Sjeng",
+        "--tc",
+        "2+0.02",
+        "--moves",
+        "e4 e5 Nf3",
+    )
+    assert out.returncode == 0, out.stderr
+    game = chess.pgn.read_game(io.StringIO(out.stdout))
+    assert game is not None
+    assert game.headers["White"] == "Stockfish" and game.headers["TimeControl"] == "2+0.02"
+    assert game.headers["Event"] == "Short"
+    assert [m.uci() for m in game.mainline_moves()][:3] == ["e2e4", "e7e5", "g1f3"]
+    target = tmp_path / "game.pgn"
+    out = run(
+        "play",
+        str(config),
+        "--white",
+        "Toga II",
+        "--black",
+        "Glaurung",
+        "--tc",
+        "st=0.05",
+        "--fen",
+        "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1",
+        "-o",
+        str(target),
+    )
+    assert out.returncode == 0, out.stderr
+    assert '[FEN "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"]' in target.read_text()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--white", "Nobody", "--black", "Sjeng"], "no engine named 'Nobody'"),
+        (["--white", "Stockfish", "--black", "Sjeng", "--tc", "fast"], "bad time control"),
+        (
+            ["--white", "Stockfish", "--black", "Sjeng", "--moves", "e4 e4"],
+            "illegal or unknown move",
+        ),
+    ],
+)
+def test_play_usage_errors(args: list[str], message: str) -> None:
+    out = run("play", "engines.toml", *args)
+    assert out.returncode == 2 and message in out.stderr
+    assert "Traceback" not in out.stderr and out.stdout == ""
+
+
+def test_play_reports_an_unknown_option_before_play(tmp_path: Path) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text(
+        '[[engine]]\nname = "SF"\ncommand = "/usr/games/stockfish"\noptions = { Hsh = 16 }\n'
+        '[[engine]]\nname = "Toga"\ncommand = "/usr/games/toga2"\n'
+    )
+    out = run("play", str(config), "--white", "SF", "--black", "Toga")
+    assert out.returncode == 2 and out.stdout == ""
+    assert f"{config}: [[engine]] \"SF\": the engine has no option 'Hsh'" in out.stderr
