@@ -1,18 +1,21 @@
 """One running engine: python-chess's UCI or XBoard adapter, in a process group of its own.
 
-Every engine is started with ``setpgrp`` so that an engine that will not quit, and anything it
-spawned, dies with one ``killpg``.  `Engine.close` always ends in that kill and waits for the
-process to be reaped, also when the task running it is cancelled.  The last lines the engine
-printed (stdout and stderr) are kept for fault reports.
+Every engine is started with ``setpgrp`` so that an engine that will not quit, and anything
+it spawned, dies with one ``killpg``; and with a parent-death signal, so that it dies with
+the daemon even when the daemon is killed with SIGKILL.  `Engine.close` always ends in that
+kill and waits for the process to be reaped, also when the task running it is cancelled.
+The last lines the engine printed (stdout and stderr) are kept for fault reports.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import os
 import signal
 import subprocess
+import sys
 from collections import deque
 from typing import Any
 
@@ -25,6 +28,15 @@ from orchestrator.core.gamerecord import FaultKind
 QUIT_TIMEOUT = 1.0  # seconds an engine gets to quit before its process group is killed
 REAP_TIMEOUT = 5.0
 TAIL_LINES = 12
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+    """Linux: the kernel kills the engine if the daemon dies, even by SIGKILL."""
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 class EngineFault(Exception):
@@ -104,6 +116,7 @@ class Engine:
                 setpgrp=True,
                 cwd=str(config.workdir) if config.workdir else None,
                 stderr=subprocess.PIPE,
+                preexec_fn=_die_with_parent,
             )
         except OSError as exc:
             raise EngineFault(

@@ -101,6 +101,12 @@ def rules_outcome(board: chess.Board) -> Verdict | None:
     return None
 
 
+def _end_by_rules(board: chess.Board) -> None:
+    verdict = rules_outcome(board)
+    if verdict:
+        raise _Ended(verdict.result, "normal", verdict.reason)
+
+
 def _flag(board: chess.Board, loser: chess.Color, engine: str, how: str) -> _Ended:
     """A loss on time, or a draw if the opponent cannot mate by any legal sequence."""
     if board.has_insufficient_material(not loser):
@@ -148,6 +154,7 @@ class _Game:
         faulted: set[chess.Color] = set()
         try:
             try:
+                _end_by_rules(self.board)  # an opening may already be over
                 await self._start_engines()
                 self._open_tablebases()
                 while True:
@@ -250,9 +257,6 @@ class _Game:
 
     async def _one_ply(self) -> None:
         board = self.board
-        verdict = rules_outcome(board)
-        if verdict:
-            raise _Ended(verdict.result, "normal", verdict.reason)
         colour = board.turn
         engine = self.engines[colour]
         limit, deadline = self._limit(colour)
@@ -309,8 +313,7 @@ class _Game:
         self.moves.append(record)
         if self.on_move is not None:
             await self.on_move(record, board)
-        if rules_outcome(board):
-            return  # the next call ends the game by the rules, before any adjudication
+        _end_by_rules(board)  # the rules of chess come before any adjudication
         verdict = self._tablebase() or self.adjudicator.after_ply(
             white_moved=colour == chess.WHITE,
             score=score,

@@ -18,8 +18,8 @@ move number in the game (1 = its first move).
     --spawn-child              start a sleeping child in its process group
     --log FILE                 append every command received
     --resign-at N              (xboard) resign instead of moving
-    --by-opponent              decisive by names: beats opponents whose name sorts after its own
-                               by reporting +15 pawns, reports 0 against equal names
+    --by-opponent              results fixed by the two names (UCI_Opponent): a hash of the pair
+                               picks a win for either (both report +-15 pawns) or a draw (0)
 """
 
 from __future__ import annotations
@@ -56,6 +56,7 @@ def options() -> argparse.Namespace:
     p.add_argument("--spawn-child", action="store_true")
     p.add_argument("--by-opponent", action="store_true")
     p.add_argument("--log", default="")
+    p.add_argument("--tag", default="", help="ignored: lets a test find its processes")
     return p.parse_args()
 
 
@@ -76,9 +77,12 @@ class Brain:
     def score(self) -> tuple[str, int]:
         a = self.args
         if a.by_opponent and self.opponent:
-            if self.opponent == a.name:
-                return "cp", 0
-            return "cp", 1500 if a.name < self.opponent else -1500
+            pair = sorted([a.name, self.opponent])
+            outcome = int(hashlib.sha256("|".join(pair).encode()).hexdigest(), 16) % 3
+            if outcome == 1:
+                return "cp", 0  # a draw between these two
+            winner = pair[0] if outcome == 0 else pair[1]
+            return "cp", 1500 if a.name == winner else -1500
         if a.mate is not None:
             return "mate", a.mate
         if self.scores:
