@@ -46,7 +46,8 @@ demo)
     setup_engines
     setup_python
     shift
-    exec .venv/bin/orchestrator simulate --from engines.toml --table "$@"
+    .venv/bin/orchestrator run engines.toml "$@"
+    exec .venv/bin/orchestrator standings --config engines.toml
     ;;
 test)
     setup_engines

@@ -289,6 +289,7 @@ async def test_cancelled_games_leave_no_process() -> None:
         task = asyncio.create_task(play_game(spec(stubborn, scripted("B", "--delay", "50"))))
         await asyncio.sleep(0.4 + 0.1 * i)
         seen.extend(pid for pid, _, _ in descendants())
+        assert not task.done(), task.result().reason
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

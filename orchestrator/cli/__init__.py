@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from orchestrator.cli import offline, play
+from orchestrator.cli import daemon, offline, play, reading
 from orchestrator.cli.app import app
 
-__all__ = ["app", "main", "offline", "play"]
+__all__ = ["app", "daemon", "main", "offline", "play", "reading"]
 
 
 def main() -> None:

@@ -124,14 +124,16 @@ class Engine:
             ) from None
         engine = cls(config, transport, protocol)
         try:
-            await asyncio.wait_for(protocol.initialize(), config.startup_timeout)
+            async with asyncio.timeout(config.startup_timeout):
+                await protocol.initialize()
             engine.check_options()
             if config.options:
                 # python-chess takes no floats: a value such as 0.5 goes as the text "0.5"
                 options = {
                     k: str(v) if isinstance(v, float) else v for k, v in config.options.items()
                 }
-                await asyncio.wait_for(protocol.configure(options), config.startup_timeout)
+                async with asyncio.timeout(config.startup_timeout):
+                    await protocol.configure(options)
         except TimeoutError:
             await engine.close()
             raise engine.fault(
@@ -160,11 +162,13 @@ class Engine:
         try:
             if self.alive:
                 with contextlib.suppress(Exception):
-                    await asyncio.wait_for(self.protocol.quit(), QUIT_TIMEOUT)
+                    async with asyncio.timeout(QUIT_TIMEOUT):
+                        await self.protocol.quit()
         finally:
             self.kill()
             with contextlib.suppress(TimeoutError):  # a cancellation still propagates
-                await asyncio.wait_for(asyncio.shield(self.protocol.returncode), REAP_TIMEOUT)
+                async with asyncio.timeout(REAP_TIMEOUT):
+                    await asyncio.shield(self.protocol.returncode)
 
     def kill(self) -> None:
         """Kill the whole process group at once (synchronous: safe on every path)."""

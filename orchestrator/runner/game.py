@@ -262,16 +262,16 @@ class _Game:
         limit, deadline = self._limit(colour)
         started = time.monotonic()
         try:
-            played = await asyncio.wait_for(
-                engine.protocol.play(
+            # asyncio.timeout, not wait_for: in Python 3.11 wait_for can swallow a
+            # cancellation that arrives as the move does, and the game would play on
+            async with asyncio.timeout(deadline):
+                played = await engine.protocol.play(
                     board,
                     limit,
                     game=self.spec.game_key or id(self),
                     info=chess.engine.INFO_SCORE,
                     opponent=self._opponent(colour),
-                ),
-                deadline,
-            )
+                )
         except TimeoutError:
             engine.kill()
             raise self._fault(

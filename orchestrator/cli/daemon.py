@@ -1,0 +1,129 @@
+"""`orchestrator run` and `orchestrator check`: validate everything, then run the event."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from orchestrator.cli.app import app, fail, user_errors
+from orchestrator.config.event import initial_tournament
+from orchestrator.config.load import check_files, load
+from orchestrator.config.model import Config, ConfigError
+from orchestrator.core.openings import Opening, OpeningError, parse_suite
+from orchestrator.daemon.run import Daemon
+from orchestrator.daemon.settings import changes, event_settings
+from orchestrator.daemon.system import AlreadyRunning, DatabaseLock
+from orchestrator.engines.adapter import Engine
+from orchestrator.engines.probe import probe
+from orchestrator.logs import configure
+from orchestrator.store.database import Store, StoreError
+
+ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="engines.toml")]
+
+
+def load_openings(config: Config) -> list[Opening] | None:
+    path = config.tournament.openings
+    if path is None:
+        return None
+    try:
+        return parse_suite(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"{config.path}: [tournament] openings: cannot read {path}: {exc}"
+        ) from None
+    except OpeningError as exc:
+        raise ConfigError(f"{config.path}: [tournament] openings: {exc}") from None
+
+
+async def validate(config_path: Path, start_engines: bool) -> tuple[Config, list[Opening] | None]:
+    """Everything that can be checked before the database is touched."""
+    config = load(config_path)
+    check_files(config)
+    openings = load_openings(config)
+    if start_engines:
+        started = await asyncio.gather(
+            *(probe(config, engine) for engine in config.engines), return_exceptions=True
+        )
+        for engine in started:
+            if isinstance(engine, Engine):
+                await engine.close()
+        for problem in started:  # the first failure in config order
+            if isinstance(problem, BaseException):
+                raise problem
+    return config, openings
+
+
+@app.command()
+@user_errors
+def check(config: ConfigArg) -> None:
+    """Validate CONFIG and start each engine once."""
+    loaded, openings = asyncio.run(validate(config, start_engines=True))
+    suite = f", {len(openings)} openings" if openings else ""
+    typer.echo(f"{config}: ok: {len(loaded.engines)} engines started and configured{suite}")
+
+
+async def _run(config_path: Path, force: bool, drain: bool) -> int:
+    config, openings = await validate(config_path, start_engines=True)
+    lock = DatabaseLock(config.tournament.database)
+    try:
+        lock.acquire()
+    except AlreadyRunning as exc:
+        raise fail(str(exc)) from None
+    try:
+        try:
+            store = await Store.open(config.tournament.database)
+        except StoreError as exc:
+            raise fail(str(exc)) from None
+        try:
+            settings = event_settings(config)
+            stored = await store.event()
+            if stored is None:
+                await store.create_event(
+                    config.tournament.name, settings, list(initial_tournament(config).players)
+                )
+            else:
+                locked, forced = changes(stored[1], settings)
+                if locked:
+                    raise fail(
+                        f"{config_path}: the stored event was made with other {', '.join(locked)}; "
+                        "they cannot change (start a new database)"
+                    )
+                if forced and not force:
+                    raise fail(
+                        f"{config_path}: {', '.join(forced)} differ from the stored event; "
+                        "resume with --force to accept changes that only affect games still to play"
+                    )
+                if forced or stored[1] != settings:
+                    await store.update_settings(settings)
+            daemon = Daemon(config, store, openings, drain=drain)
+            await daemon.run(resumed=stored is not None)
+        finally:
+            await store.close()
+    finally:
+        lock.release()
+    return 0
+
+
+@app.command()
+@user_errors
+def run(
+    config: ConfigArg,
+    force: Annotated[
+        bool, typer.Option(help="Resume although settings that affect future games changed.")
+    ] = False,
+    drain: Annotated[
+        bool, typer.Option(help="On SIGTERM/SIGINT let running games finish.")
+    ] = False,
+) -> None:
+    """Run the event of CONFIG, or resume it, to its final standings."""
+    configure()
+    try:
+        code = asyncio.run(_run(config, force, drain))
+    except (typer.Exit, ConfigError):
+        raise
+    except Exception as exc:  # the event failed while running: one line, exit 1
+        raise fail(f"the event failed: {type(exc).__name__}: {exc}", code=1) from None
+    raise typer.Exit(code)

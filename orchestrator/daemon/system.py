@@ -1,0 +1,72 @@
+"""The daemon's ties to the operating system: the one-daemon lock and systemd's notify socket."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import socket
+from pathlib import Path
+from typing import IO
+
+
+class AlreadyRunning(RuntimeError):
+    pass
+
+
+class DatabaseLock:
+    """An exclusive flock on `<database>.lock`, held for the daemon's lifetime.
+
+    The kernel drops it when the process dies, so a killed daemon never leaves it behind.
+    """
+
+    def __init__(self, database: Path) -> None:
+        self.path = database.with_name(database.name + ".lock")
+        self.file: IO[str] | None = None
+
+    def acquire(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        handle = self.path.open("a+")
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            owner = handle.read().strip() or "another process"
+            handle.close()
+            raise AlreadyRunning(
+                f"{self.path.with_suffix('')}: another daemon (pid {owner}) runs this database"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        self.file = handle
+
+    def release(self) -> None:
+        if self.file is not None:
+            self.file.close()
+            self.file = None
+
+
+def notify(message: str) -> None:
+    """Send `message` (READY=1, WATCHDOG=1, STOPPING=1) to systemd, if it is listening."""
+    address = os.environ.get("NOTIFY_SOCKET")
+    if not address:
+        return
+    if address.startswith("@"):
+        address = "\0" + address[1:]
+    with (
+        contextlib.suppress(OSError),
+        socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock,
+    ):
+        sock.connect(address)
+        sock.sendall(message.encode())
+
+
+def watchdog_interval() -> float | None:
+    """Half the watchdog period systemd asks for, in seconds, or None."""
+    usec = os.environ.get("WATCHDOG_USEC")
+    pid = os.environ.get("WATCHDOG_PID")
+    if not usec or (pid and int(pid) != os.getpid()):
+        return None
+    return int(usec) / 2_000_000

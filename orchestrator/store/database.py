@@ -1,0 +1,376 @@
+"""The event's state in SQLite (aiosqlite): every change one committed transaction.
+
+Round paired, game started, move played, game finished, round finished: each is written and
+committed before the daemon takes its next step, so a kill at any moment loses nothing that
+had finished.  WAL mode lets the status commands and the web view read while the daemon
+writes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, cast
+
+import aiosqlite
+
+from orchestrator.core.gamerecord import GameRecord, MoveRecord
+from orchestrator.core.model import Game, Pairing, Player, Result, Round, Tournament
+from orchestrator.core.openings import Opening
+from orchestrator.store.schema import MIGRATIONS, VERSION
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used (newer schema, not an orchestrator database, ...)."""
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class GameRow:
+    id: int
+    round: int
+    number: int
+    pair: int
+    white: str
+    black: str
+    opening: Opening | None
+    status: str
+    result: Result | None
+    termination: str | None
+    reason: str | None
+    plies: int | None
+    started_at: str | None
+    ended_at: str | None
+    fault: dict[str, Any] | None
+    pgn: str | None
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    number: int
+    bye: str | None
+    dropped_rounds: int
+    paired_at: str
+    finished_at: str | None
+    games: tuple[GameRow, ...]
+
+
+def _opening(text: str | None) -> Opening | None:
+    if not text:
+        return None
+    data = json.loads(text)
+    return Opening(data["name"], data["fen"], tuple(data["moves"]))
+
+
+def _game(row: aiosqlite.Row) -> GameRow:
+    return GameRow(
+        id=row["id"],
+        round=row["round"],
+        number=row["number"],
+        pair=row["pair"],
+        white=row["white"],
+        black=row["black"],
+        opening=_opening(row["opening"]),
+        status=row["status"],
+        result=row["result"],
+        termination=row["termination"],
+        reason=row["reason"],
+        plies=row["plies"],
+        started_at=row["started_at"],
+        ended_at=row["ended_at"],
+        fault=json.loads(row["fault"]) if row["fault"] else None,
+        pgn=row["pgn"],
+    )
+
+
+class Store:
+    def __init__(self, db: aiosqlite.Connection, path: Path) -> None:
+        self.db = db
+        self.path = path
+        self._writing = asyncio.Lock()  # one transaction at a time on this connection
+
+    @classmethod
+    async def open(cls, path: Path, *, readonly: bool = False) -> Store:
+        if readonly and not await asyncio.to_thread(path.is_file):
+            raise StoreError(f"{path}: no such database")
+        uri = f"file:{path}?mode=ro" if readonly else str(path)
+        db = await aiosqlite.connect(uri, uri=readonly, isolation_level=None)
+        db.row_factory = aiosqlite.Row
+        store = cls(db, path)
+        try:
+            await db.execute("PRAGMA busy_timeout = 10000")
+            await db.execute("PRAGMA foreign_keys = ON")
+            if not readonly:
+                await db.execute("PRAGMA journal_mode = WAL")
+                await db.execute("PRAGMA synchronous = NORMAL")
+            await store._migrate(readonly)
+        except aiosqlite.DatabaseError as exc:
+            await db.close()
+            raise StoreError(f"{path}: not an orchestrator database ({exc})") from None
+        except BaseException:
+            await db.close()
+            raise
+        return store
+
+    async def close(self) -> None:
+        await self.db.close()
+
+    async def _migrate(self, readonly: bool) -> None:
+        version = await self._scalar("PRAGMA user_version")
+        if version > VERSION:
+            raise StoreError(
+                f"{self.path}: schema version {version} is newer than this orchestrator ({VERSION})"
+            )
+        if readonly:
+            if version < VERSION:
+                raise StoreError(
+                    f"{self.path}: schema version {version}; run the daemon to upgrade"
+                )
+            return
+        for number in range(version, VERSION):
+            # executescript commits whatever is open, so the migration carries its own
+            # transaction: the schema change and the version bump land together
+            await self.db.executescript(
+                f"BEGIN IMMEDIATE;\n{MIGRATIONS[number]}\n"
+                f"PRAGMA user_version = {number + 1};\nCOMMIT;"
+            )
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[None]:
+        async with self._writing:
+            await self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                await self.db.execute("ROLLBACK")
+                raise
+            await self.db.execute("COMMIT")
+
+    async def _scalar(self, sql: str, *args: Any) -> Any:
+        async with self.db.execute(sql, args) as cur:
+            row = await cur.fetchone()
+        return None if row is None else row[0]
+
+    # the event ---------------------------------------------------------------------------
+
+    async def event(self) -> tuple[str, dict[str, Any], str | None] | None:
+        """(name, settings, finished_at) of the stored event, or None for a new database."""
+        async with self.db.execute("SELECT name, config, finished_at FROM event") as cur:
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        return row["name"], json.loads(row["config"]), row["finished_at"]
+
+    async def create_event(
+        self, name: str, settings: dict[str, Any], players: list[Player]
+    ) -> None:
+        async with self.transaction():
+            await self.db.execute(
+                "INSERT INTO event (id, name, config, created_at) VALUES (1, ?, ?, ?)",
+                (name, json.dumps(settings, sort_keys=True), now()),
+            )
+            await self.db.executemany(
+                "INSERT INTO players (name, seed) VALUES (?, ?)",
+                [(p.name, p.seed) for p in players],
+            )
+
+    async def update_settings(self, settings: dict[str, Any]) -> None:
+        async with self.transaction():
+            await self.db.execute(
+                "UPDATE event SET config = ?", (json.dumps(settings, sort_keys=True),)
+            )
+
+    async def finish_event(self) -> None:
+        async with self.transaction():
+            await self.db.execute(
+                "UPDATE event SET finished_at = ? WHERE finished_at IS NULL", (now(),)
+            )
+
+    async def players(self) -> list[Player]:
+        async with self.db.execute("SELECT name, seed FROM players ORDER BY seed") as cur:
+            return [Player(r["name"], r["seed"]) async for r in cur]
+
+    # rounds and games --------------------------------------------------------------------
+
+    async def add_round(
+        self, pairing: Pairing, first_pair: int, openings: dict[frozenset[str], Opening | None]
+    ) -> None:
+        """Store a paired round and its games in playing order (one transaction)."""
+        pair_index: dict[frozenset[str], int] = {}
+        rows = []
+        for number, game in enumerate(pairing.games, start=1):
+            key = frozenset((game.white, game.black))
+            pair = pair_index.setdefault(key, first_pair + len(pair_index))
+            opening = openings.get(key)
+            rows.append(
+                (
+                    pairing.round,
+                    number,
+                    pair,
+                    game.white,
+                    game.black,
+                    json.dumps({"name": opening.name, "fen": opening.fen, "moves": opening.moves})
+                    if opening
+                    else None,
+                )
+            )
+        async with self.transaction():
+            await self.db.execute(
+                "INSERT INTO rounds (number, bye, dropped_rounds, paired_at) VALUES (?, ?, ?, ?)",
+                (pairing.round, pairing.bye, pairing.dropped_rounds, now()),
+            )
+            await self.db.executemany(
+                "INSERT INTO games (round, number, pair, white, black, opening) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+
+    async def rounds(self) -> list[RoundRow]:
+        async with self.db.execute("SELECT * FROM games ORDER BY round, number") as cur:
+            games = [_game(r) async for r in cur]
+        async with self.db.execute("SELECT * FROM rounds ORDER BY number") as cur:
+            rounds = [r async for r in cur]
+        return [
+            RoundRow(
+                r["number"],
+                r["bye"],
+                r["dropped_rounds"],
+                r["paired_at"],
+                r["finished_at"],
+                tuple(g for g in games if g.round == r["number"]),
+            )
+            for r in rounds
+        ]
+
+    async def pairs_so_far(self) -> int:
+        return cast(int, await self._scalar("SELECT COALESCE(MAX(pair) + 1, 0) FROM games"))
+
+    async def tournament(self, base: Tournament) -> Tournament:
+        """`base` with every stored round; unfinished games have no result."""
+        rounds = await self.rounds()
+        return Tournament(
+            players=tuple(await self.players()),
+            rounds=tuple(
+                Round(r.number, tuple(Game(g.white, g.black, g.result) for g in r.games), r.bye)
+                for r in rounds
+            ),
+            format=base.format,
+            schedule=base.schedule,
+            system=base.system,
+            cycles=base.cycles,
+        )
+
+    async def abort_running(self) -> int:
+        """After a crash: interrupted attempts become 'aborted', their games 'pending'."""
+        async with self.transaction():
+            cur = await self.db.execute(
+                "UPDATE attempts SET status = 'aborted', ended_at = ? WHERE status = 'running'",
+                (now(),),
+            )
+            await self.db.execute(
+                "UPDATE games SET status = 'pending', started_at = NULL WHERE status = 'running'"
+            )
+        return cur.rowcount
+
+    async def start_attempt(self, game: int) -> int:
+        async with self.transaction():
+            started = now()
+            await self.db.execute(
+                "UPDATE games SET status = 'running', started_at = ? WHERE id = ?", (started, game)
+            )
+            cur = await self.db.execute(
+                "INSERT INTO attempts (game, status, started_at) VALUES (?, 'running', ?)",
+                (game, started),
+            )
+        return cast(int, cur.lastrowid)
+
+    async def add_move(self, attempt: int, ply: int, move: MoveRecord) -> None:
+        score = move.score
+        async with self.transaction():
+            await self.db.execute(
+                "INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    attempt,
+                    ply,
+                    move.uci,
+                    move.san,
+                    int(move.book),
+                    score.cp if score else None,
+                    score.mate if score else None,
+                    move.depth,
+                    move.seldepth,
+                    move.nodes,
+                    move.time_ms,
+                    move.clock_ms,
+                ),
+            )
+
+    async def finish_game(self, game: int, attempt: int, record: GameRecord, pgn: str) -> None:
+        fault = record.fault
+        async with self.transaction():
+            await self.db.execute(
+                "UPDATE games SET status = 'finished', result = ?, termination = ?, reason = ?, "
+                "plies = ?, started_at = ?, ended_at = ?, fault = ?, pgn = ? WHERE id = ?",
+                (
+                    record.result,
+                    record.termination,
+                    record.reason,
+                    record.plies,
+                    record.started_at.isoformat(timespec="milliseconds"),
+                    record.ended_at.isoformat(timespec="milliseconds"),
+                    json.dumps(
+                        {
+                            "engine": fault.engine,
+                            "kind": fault.kind,
+                            "detail": fault.detail,
+                            "last_output": list(fault.last_output),
+                        }
+                    )
+                    if fault
+                    else None,
+                    pgn,
+                    game,
+                ),
+            )
+            await self.db.execute(
+                "UPDATE attempts SET status = 'finished', ended_at = ? WHERE id = ?",
+                (now(), attempt),
+            )
+
+    async def abort_attempt(self, game: int, attempt: int) -> None:
+        async with self.transaction():
+            await self.db.execute(
+                "UPDATE attempts SET status = 'aborted', ended_at = ? WHERE id = ?",
+                (now(), attempt),
+            )
+            await self.db.execute(
+                "UPDATE games SET status = 'pending', started_at = NULL WHERE id = ?", (game,)
+            )
+
+    async def finish_round(self, number: int) -> None:
+        async with self.transaction():
+            await self.db.execute(
+                "UPDATE rounds SET finished_at = ? WHERE number = ? AND finished_at IS NULL",
+                (now(), number),
+            )
+
+    async def live_moves(self, game: int) -> list[dict[str, Any]]:
+        """The moves of a game's current (running) or last attempt."""
+        sql = (
+            "SELECT m.* FROM moves m WHERE m.attempt = "
+            "(SELECT MAX(id) FROM attempts WHERE game = ?) ORDER BY m.ply"
+        )
+        async with self.db.execute(sql, (game,)) as cur:
+            return [dict(r) async for r in cur]
+
+    async def attempts(self) -> list[dict[str, Any]]:
+        async with self.db.execute("SELECT * FROM attempts ORDER BY id") as cur:
+            return [dict(r) async for r in cur]

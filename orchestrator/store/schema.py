@@ -1,0 +1,73 @@
+"""The database schema, as numbered migrations; PRAGMA user_version holds the version."""
+
+from __future__ import annotations
+
+#: MIGRATIONS[i] takes the schema from version i to i + 1; never edit a released one
+MIGRATIONS: list[str] = [
+    """
+    CREATE TABLE event (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        name TEXT NOT NULL,
+        config TEXT NOT NULL,          -- the event's settings as JSON, for resume checks
+        created_at TEXT NOT NULL,
+        finished_at TEXT
+    );
+    CREATE TABLE players (
+        name TEXT PRIMARY KEY,
+        seed INTEGER NOT NULL UNIQUE
+    );
+    CREATE TABLE rounds (
+        number INTEGER PRIMARY KEY,
+        bye TEXT REFERENCES players (name),
+        dropped_rounds INTEGER NOT NULL DEFAULT 0,
+        paired_at TEXT NOT NULL,
+        finished_at TEXT
+    );
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        round INTEGER NOT NULL REFERENCES rounds (number),
+        number INTEGER NOT NULL,       -- place in the round's playing order, from 1
+        pair INTEGER NOT NULL,         -- the event-wide pair index (chooses the opening)
+        white TEXT NOT NULL REFERENCES players (name),
+        black TEXT NOT NULL REFERENCES players (name),
+        opening TEXT,                  -- JSON: name, fen, moves
+        status TEXT NOT NULL DEFAULT 'pending'
+            CHECK (status IN ('pending', 'running', 'finished')),
+        result TEXT CHECK (result IN ('1-0', '0-1', '1/2-1/2')),
+        termination TEXT,
+        reason TEXT,
+        plies INTEGER,
+        started_at TEXT,
+        ended_at TEXT,
+        fault TEXT,                    -- JSON: engine, kind, detail, last_output
+        pgn TEXT,
+        UNIQUE (round, number)
+    );
+    CREATE TABLE attempts (
+        id INTEGER PRIMARY KEY,
+        game INTEGER NOT NULL REFERENCES games (id),
+        status TEXT NOT NULL CHECK (status IN ('running', 'finished', 'aborted')),
+        started_at TEXT NOT NULL,
+        ended_at TEXT
+    );
+    CREATE TABLE moves (
+        attempt INTEGER NOT NULL REFERENCES attempts (id),
+        ply INTEGER NOT NULL,
+        uci TEXT NOT NULL,
+        san TEXT NOT NULL,
+        book INTEGER NOT NULL,
+        score_cp INTEGER,
+        score_mate INTEGER,
+        depth INTEGER,
+        seldepth INTEGER,
+        nodes INTEGER,
+        time_ms INTEGER NOT NULL,
+        clock_ms INTEGER,
+        PRIMARY KEY (attempt, ply)
+    );
+    CREATE INDEX games_status ON games (status);
+    CREATE INDEX attempts_game ON attempts (game);
+    """,
+]
+
+VERSION = len(MIGRATIONS)

@@ -1,0 +1,164 @@
+"""The daemon's controls: one daemon per database, resume checks, signals, systemd, logs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.test_daemon import engines_alive, event_config, finished_count, run_daemon
+
+
+def start(config: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "orchestrator", "run", str(config), *args],
+        cwd=config.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def wait_for(predicate: object, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+def running_games(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+            return int(
+                conn.execute("SELECT COUNT(*) FROM games WHERE status='running'").fetchone()[0]
+            )
+    except sqlite3.Error:
+        return 0
+
+
+def events(stdout: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in stdout.splitlines() if line.startswith("{")]
+
+
+def test_second_daemon_on_the_same_database_exits_2(tmp_path: Path) -> None:
+    config = event_config(tmp_path, delay_ms=20, rounds=2)
+    first = start(config)
+    try:
+        wait_for(lambda: running_games(tmp_path / "event.sqlite") > 0)
+        second = run_daemon(config)
+        assert second.returncode == 2
+        assert "another daemon" in second.stderr and "Traceback" not in second.stderr
+    finally:
+        first.send_signal(signal.SIGTERM)
+        first.communicate(timeout=30)
+
+
+def test_sigterm_aborts_running_games_and_resume_replays_them(tmp_path: Path) -> None:
+    config = event_config(tmp_path, delay_ms=30, rounds=2)
+    db = tmp_path / "event.sqlite"
+    proc = start(config)
+    wait_for(lambda: running_games(db) > 0)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 0, err
+    assert time.monotonic() - sent < 5
+    names = [e["event"] for e in events(out)]
+    assert "shutdown_requested" in names and "game_aborted" in names
+    with sqlite3.connect(db) as conn:
+        assert (
+            conn.execute("SELECT COUNT(*) FROM attempts WHERE status='aborted'").fetchone()[0] >= 1
+        )
+        assert conn.execute("SELECT COUNT(*) FROM games WHERE status='running'").fetchone()[0] == 0
+    assert not engines_alive(str(tmp_path))
+    resumed = run_daemon(config)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "tournament_resumed" in [e["event"] for e in events(resumed.stdout)]
+    assert finished_count(db) == 20
+
+
+def test_drain_lets_running_games_finish(tmp_path: Path) -> None:
+    config = event_config(tmp_path, delay_ms=30, rounds=2)
+    db = tmp_path / "event.sqlite"
+    proc = start(config, "--drain")
+    wait_for(lambda: running_games(db) > 0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    names = [e["event"] for e in events(out)]
+    assert "game_aborted" not in names and "game_finished" in names
+    with sqlite3.connect(db) as conn:
+        assert (
+            conn.execute("SELECT COUNT(*) FROM attempts WHERE status='aborted'").fetchone()[0] == 0
+        )
+
+
+def test_changed_config_is_refused_unless_forced(tmp_path: Path) -> None:
+    config = event_config(tmp_path, rounds=1)
+    assert run_daemon(config).returncode == 0
+    text = config.read_text()
+    config.write_text(text.replace('tc = "60+1"', 'tc = "30+1"'))
+    out = run_daemon(config)
+    assert out.returncode == 2 and "tc differ from the stored event" in out.stderr
+    out = run_daemon(config, "--force")
+    assert out.returncode == 0, out.stderr
+    config.write_text(text.replace('format = "double"', 'format = "single"'))
+    out = run_daemon(config, "--force")
+    assert out.returncode == 2 and "other format" in out.stderr
+    forced = text.replace('tc = "60+1"', 'tc = "30+1"')
+    config.write_text(forced.replace("concurrency = 2", "concurrency = 1"))
+    assert run_daemon(config).returncode == 0  # free to change
+
+
+def test_systemd_notify_and_log_events(tmp_path: Path) -> None:
+    address = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(address)
+    sock.settimeout(0.1)
+    config = event_config(tmp_path, rounds=1)
+    proc = start(config, env={"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "200000"})
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    messages = []
+    while True:
+        try:
+            messages.append(sock.recv(100).decode())
+        except TimeoutError:
+            break
+    sock.close()
+    assert "READY=1" in messages and "WATCHDOG=1" in messages
+    logged = events(out)
+    names = [e["event"] for e in logged]
+    for name in (
+        "tournament_started",
+        "round_paired",
+        "game_started",
+        "game_finished",
+        "round_finished",
+        "tournament_finished",
+    ):
+        assert name in names
+    finished = next(e for e in logged if e["event"] == "game_finished")
+    for key in (
+        "timestamp",
+        "level",
+        "tournament",
+        "round",
+        "game_id",
+        "white",
+        "black",
+        "result",
+        "termination",
+        "plies",
+    ):
+        assert key in finished
+    assert str(finished["timestamp"]).endswith("Z")
