@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import json
 import sqlite3
 import statistics
 import subprocess
@@ -23,21 +22,13 @@ from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPTED = ROOT / "tests" / "engines" / "scripted.py"
+sys.path.insert(0, str(ROOT))
+
+from tests.conftest import scripted_engines_toml  # noqa: E402  (the scripted test engines)
 
 
 def config(folder: Path, players: int, rounds: int, concurrency: int) -> Path:
-    engines = "".join(
-        f"""
-[[engine]]
-name = "E{i:02d}"
-command = [{json.dumps(sys.executable)}, {json.dumps(str(SCRIPTED))}, "--name", "E{i:02d}",
-           "--by-opponent", "--seed", "{i}"]
-rating = {3000 - 10 * i}
-reuse = true
-"""
-        for i in range(1, players + 1)
-    )
+    engines = scripted_engines_toml([f"E{i:02d}" for i in range(1, players + 1)], folder)
     path = folder / "bench.toml"
     path.write_text(
         f"""

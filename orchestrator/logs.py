@@ -12,7 +12,6 @@ def configure(*, json: bool | None = None, level: int = logging.INFO) -> None:
     """Pretty lines on a terminal, one JSON object per line otherwise (journald, files)."""
     if json is None:
         json = not sys.stdout.isatty()
-    logging.getLogger("chess.engine").setLevel(logging.CRITICAL)  # faults are recorded
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
     )

@@ -60,3 +60,19 @@ def process_alive(pid: int) -> bool:
     except OSError:
         return False
     return stat[stat.rindex(")") + 2] != "Z"
+
+
+def scripted_engines_toml(names: list[str], tag: Path, delay_ms: int = 0) -> str:
+    """[[engine]] tables of scripted engines whose results the pair of names decides."""
+    return "".join(
+        f"""
+[[engine]]
+name = "{name}"
+command = [{json.dumps(sys.executable)}, {json.dumps(str(SCRIPTED))}, "--name", "{name}",
+           "--by-opponent", "--seed", "{i}", "--delay", "{delay_ms}",
+           "--tag", {json.dumps(str(tag))}]
+rating = {3000 - 10 * i}
+reuse = true
+"""
+        for i, name in enumerate(names)
+    )

@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
-from tests.conftest import SCRIPTED
+from tests.conftest import scripted_engines_toml
 
 PLAYERS = [f"E{i:02d}" for i in range(1, 11)]
 
@@ -32,18 +32,7 @@ def event_config(
     concurrency: int = 2,
     delay_ms: int = 0,
 ) -> Path:
-    engines = "".join(
-        f"""
-[[engine]]
-name = "{name}"
-command = [{json.dumps(sys.executable)}, {json.dumps(str(SCRIPTED))}, "--name", "{name}",
-           "--by-opponent", "--seed", "{i}", "--delay", "{delay_ms}",
-           "--tag", {json.dumps(str(folder))}]
-rating = {3000 - 10 * i}
-reuse = true
-"""
-        for i, name in enumerate(players)
-    )
+    engines = scripted_engines_toml(players, folder, delay_ms)
     path = folder / "event.toml"
     path.write_text(
         f"""

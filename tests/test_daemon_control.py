@@ -162,3 +162,30 @@ def test_systemd_notify_and_log_events(tmp_path: Path) -> None:
     ):
         assert key in finished
     assert str(finished["timestamp"]).endswith("Z")
+
+
+def test_openings_are_seeded_and_shared_by_both_games_of_a_pair(tmp_path: Path) -> None:
+    (tmp_path / "book.pgn").write_text(
+        "".join(f'[Event "o{i}"]\n\n1. {move} *\n\n' for i, move in enumerate(
+            ["e4 e5", "d4 d5", "c4 c5", "Nf3 Nf6", "e4 c5", "d4 Nf6", "g3 g6"]))
+    )
+    config = event_config(tmp_path, rounds=2, extra='openings = "book.pgn"\nrandom_seed = 7')
+    assert run_daemon(config).returncode == 0
+    with sqlite3.connect(tmp_path / "event.sqlite") as conn:
+        rows = conn.execute("SELECT pair, white, black, opening FROM games ORDER BY id").fetchall()
+    by_pair: dict[int, set[str]] = {}
+    for pair, _, _, opening in rows:
+        by_pair.setdefault(pair, set()).add(opening)
+    assert len(by_pair) == 10 and all(len(o) == 1 for o in by_pair.values())
+    names = [json.loads(next(iter(o)))["name"] for _, o in sorted(by_pair.items())]
+    assert sorted(names[:7]) == [f"o{i}" for i in range(7)]  # every opening once per cycle
+    archive = (tmp_path / "pgn" / "Daemon_Test" / "Daemon_Test.pgn").read_text()
+    assert archive.count("{ book }") == 2 * 2 * 10  # two book plies in each of 20 games
+    other = tmp_path / "again"
+    other.mkdir()
+    (other / "book.pgn").write_text((tmp_path / "book.pgn").read_text())
+    config = event_config(other, rounds=2, extra='openings = "book.pgn"\nrandom_seed = 7')
+    assert run_daemon(config).returncode == 0
+    with sqlite3.connect(other / "event.sqlite") as conn:
+        again = conn.execute("SELECT pair, white, black, opening FROM games ORDER BY id").fetchall()
+    assert again == rows  # the same seed, the same openings

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from functools import wraps
 from typing import ParamSpec, TypeVar
@@ -19,6 +20,14 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+@app.callback()
+def _every_command() -> None:
+    """Run computer-chess engine championships unattended (TCEC Swiss rules)."""
+    # python-chess warns about odd engine output; the runner records faults itself
+    logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
+
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import logging
 from pathlib import Path
 from typing import Annotated
 
@@ -17,11 +16,6 @@ from orchestrator.core.timecontrol import TimeControl
 from orchestrator.engines.probe import probe
 from orchestrator.runner.game import GameSpec, play_game
 from orchestrator.runner.pgn import to_pgn
-
-
-def quiet_engine_logs() -> None:
-    """python-chess warns about odd engine output; faults are recorded in the game instead."""
-    logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
 
 
 async def _play(config: Config, spec: GameSpec) -> str:
@@ -49,7 +43,6 @@ def play(
 
     Exit 0 whatever the game's result; 2 for a usage or config error.
     """
-    quiet_engine_logs()
     config = load(config_path)
     spec_white, spec_black = config.engine(white), config.engine(black)
     check_files(config)

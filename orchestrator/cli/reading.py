@@ -243,9 +243,13 @@ def status(
     state = "finished" if data["finished"] else f"round {data['round']} of {data['rounds']}"
     typer.echo(f"{data['event']}: {state}, {data['games_finished']} games finished")
     for g in data["games_running"]:
+        clocks = " / ".join(
+            "-" if ms is None else f"{ms / 1000:.1f}s" for ms in g["clock_ms"].values()
+        )
         typer.echo(
             f"  playing {g['round']}.{g['number']} {g['white']} - {g['black']}: ply {g['plies']}"
             + (f" ({g['last']})" if g["last"] else "")
+            + f", clocks {clocks}"
         )
     for line in data["top"]:
         typer.echo(f"  {line['place']:>5}  {line['name']}  {line['score']:g}")

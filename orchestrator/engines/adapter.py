@@ -48,36 +48,25 @@ class EngineFault(Exception):
 
 
 class _Tail:
-    """Keeps the last lines an engine printed."""
+    """Mixin for python-chess protocols: keeps the last lines an engine printed."""
 
-    tail: deque[str]
+    def __init__(self) -> None:
+        super().__init__()
+        self.tail: deque[str] = deque(maxlen=TAIL_LINES)
 
-    def _remember(self, line: str) -> None:
+    def line_received(self, line: str) -> None:
         self.tail.append(line)
 
-
-class _Uci(chess.engine.UciProtocol, _Tail):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tail = deque(maxlen=TAIL_LINES)
-
-    def line_received(self, line: str) -> None:
-        self._remember(line)
-
     def error_line_received(self, line: str) -> None:
-        self._remember(f"[stderr] {line}")
+        self.tail.append(f"[stderr] {line}")
 
 
-class _XBoard(chess.engine.XBoardProtocol, _Tail):
-    def __init__(self) -> None:
-        super().__init__()
-        self.tail = deque(maxlen=TAIL_LINES)
+class _Uci(_Tail, chess.engine.UciProtocol):
+    pass
 
-    def line_received(self, line: str) -> None:
-        self._remember(line)
 
-    def error_line_received(self, line: str) -> None:
-        self._remember(f"[stderr] {line}")
+class _XBoard(_Tail, chess.engine.XBoardProtocol):
+    pass
 
 
 class Engine:

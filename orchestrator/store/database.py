@@ -12,7 +12,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
@@ -71,24 +71,10 @@ def _opening(text: str | None) -> Opening | None:
 
 
 def _game(row: aiosqlite.Row) -> GameRow:
-    return GameRow(
-        id=row["id"],
-        round=row["round"],
-        number=row["number"],
-        pair=row["pair"],
-        white=row["white"],
-        black=row["black"],
-        opening=_opening(row["opening"]),
-        status=row["status"],
-        result=row["result"],
-        termination=row["termination"],
-        reason=row["reason"],
-        plies=row["plies"],
-        started_at=row["started_at"],
-        ended_at=row["ended_at"],
-        fault=json.loads(row["fault"]) if row["fault"] else None,
-        pgn=row["pgn"],
-    )
+    plain = {f.name: row[f.name] for f in fields(GameRow)}
+    plain["opening"] = _opening(row["opening"])
+    plain["fault"] = json.loads(row["fault"]) if row["fault"] else None
+    return GameRow(**plain)
 
 
 class Store:
