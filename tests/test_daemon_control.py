@@ -166,8 +166,12 @@ def test_systemd_notify_and_log_events(tmp_path: Path) -> None:
 
 def test_openings_are_seeded_and_shared_by_both_games_of_a_pair(tmp_path: Path) -> None:
     (tmp_path / "book.pgn").write_text(
-        "".join(f'[Event "o{i}"]\n\n1. {move} *\n\n' for i, move in enumerate(
-            ["e4 e5", "d4 d5", "c4 c5", "Nf3 Nf6", "e4 c5", "d4 Nf6", "g3 g6"]))
+        "".join(
+            f'[Event "o{i}"]\n\n1. {move} *\n\n'
+            for i, move in enumerate(
+                ["e4 e5", "d4 d5", "c4 c5", "Nf3 Nf6", "e4 c5", "d4 Nf6", "g3 g6"]
+            )
+        )
     )
     config = event_config(tmp_path, rounds=2, extra='openings = "book.pgn"\nrandom_seed = 7')
     assert run_daemon(config).returncode == 0
