@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -9,8 +10,11 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from tests.test_daemon import engines_alive, event_config, finished_count, run_daemon
 
@@ -123,18 +127,26 @@ def test_systemd_notify_and_log_events(tmp_path: Path) -> None:
     address = str(tmp_path / "notify.sock")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(address)
-    sock.settimeout(0.1)
+    sock.settimeout(0.2)
+    messages: list[str] = []
+    done = threading.Event()
+
+    def listen() -> None:  # like systemd: read while the daemon runs
+        while not done.is_set():
+            with contextlib.suppress(TimeoutError):
+                messages.append(sock.recv(100).decode())
+
+    listener = threading.Thread(target=listen)
+    listener.start()
     config = event_config(tmp_path, rounds=1)
-    proc = start(config, env={"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "200000"})
-    out, err = proc.communicate(timeout=120)
+    try:
+        proc = start(config, env={"NOTIFY_SOCKET": address, "WATCHDOG_USEC": "200000"})
+        out, err = proc.communicate(timeout=120)
+    finally:
+        done.set()
+        listener.join()
+        sock.close()
     assert proc.returncode == 0, err
-    messages = []
-    while True:
-        try:
-            messages.append(sock.recv(100).decode())
-        except TimeoutError:
-            break
-    sock.close()
     assert "READY=1" in messages and "WATCHDOG=1" in messages
     logged = events(out)
     names = [e["event"] for e in logged]
@@ -193,3 +205,21 @@ def test_openings_are_seeded_and_shared_by_both_games_of_a_pair(tmp_path: Path) 
     with sqlite3.connect(other / "event.sqlite") as conn:
         again = conn.execute("SELECT pair, white, black, opening FROM games ORDER BY id").fetchall()
     assert again == rows  # the same seed, the same openings
+
+
+def test_notify_never_blocks_on_a_full_socket(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orchestrator.daemon.system import notify
+
+    address = str(tmp_path / "full.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(address)
+    monkeypatch.setenv("NOTIFY_SOCKET", address)
+    try:
+        started = time.monotonic()
+        for _ in range(20_000):  # far more than the socket buffers: nobody reads
+            notify("WATCHDOG=1")
+        assert time.monotonic() - started < 10
+    finally:
+        sock.close()

@@ -17,7 +17,7 @@ _CLOCK = re.compile(rf"^(?:(?P<moves>\d+)/)?(?P<base>(?:\d+:)?{_NUMBER})(?:\+(?P
 
 
 class TimeControlError(ValueError):
-    pass
+    """A time control that does not parse; the message quotes it."""
 
 
 def _seconds_ms(text: str) -> int:

@@ -11,7 +11,7 @@ from typing import IO
 
 
 class AlreadyRunning(RuntimeError):
-    pass
+    """Another daemon holds the database's lock."""
 
 
 class DatabaseLock:
@@ -55,10 +55,9 @@ def notify(message: str) -> None:
         return
     if address.startswith("@"):
         address = "\0" + address[1:]
-    with (
-        contextlib.suppress(OSError),
-        socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock,
-    ):
+    # never block the event loop on systemd: a full socket buffer drops the message
+    flags = socket.SOCK_DGRAM | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK
+    with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX, flags) as sock:
         sock.connect(address)
         sock.sendall(message.encode())
 

@@ -62,11 +62,11 @@ class _Tail:
 
 
 class _Uci(_Tail, chess.engine.UciProtocol):
-    pass
+    """python-chess's UCI protocol, remembering the engine's output."""
 
 
 class _XBoard(_Tail, chess.engine.XBoardProtocol):
-    pass
+    """python-chess's XBoard protocol, remembering the engine's output."""
 
 
 class Engine:

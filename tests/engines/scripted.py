@@ -148,7 +148,7 @@ def uci(args: argparse.Namespace, brain: Brain) -> None:
         elif line.startswith("setoption name UCI_Opponent value"):
             brain.opponent = line.split(" ", 7)[-1] if len(line.split()) >= 8 else ""
         elif line == "ucinewgame":
-            pass
+            continue  # nothing to reset: every "go" comes after the whole position
         elif line.startswith("position"):
             parts = line.split(" moves ")
             head = parts[0].split()
