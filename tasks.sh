@@ -3,22 +3,24 @@
 #   ./tasks.sh demo   run the bundled championship (engines.toml) to the end
 #   ./tasks.sh test   lint, type-check and run the whole test suite
 # Both create .venv, install the package with its test tools, and install the Debian chess
-# engines the demo and the integration tests play with.
+# engines the demo and the integration tests play with (and Chromium for the browser test).
 set -euo pipefail
 cd "$(dirname "$0")"
 
-ENGINES=(stockfish ethereal-chess toga2 glaurung fairy-stockfish phalanx sjeng fairymax hoichess)
+# the chess engines of the demo and the integration tests, and Chromium for the browser test
+DEBIAN_PACKAGES=(stockfish ethereal-chess toga2 glaurung fairy-stockfish phalanx sjeng fairymax
+    hoichess chromium)
 PY=${PYTHON:-python3}
 
 log() { printf '==> %s\n' "$*" >&2; }
 
-setup_engines() {
+setup_debian() {
     local missing=()
-    for pkg in "${ENGINES[@]}"; do
+    for pkg in "${DEBIAN_PACKAGES[@]}"; do
         dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" || missing+=("$pkg")
     done
     [ ${#missing[@]} -eq 0 ] && return 0
-    log "installing Debian chess engines: ${missing[*]}"
+    log "installing Debian packages: ${missing[*]}"
     local sudo=()
     [ "$(id -u)" -eq 0 ] || sudo=(sudo)
     "${sudo[@]}" apt-get update -qq
@@ -43,14 +45,14 @@ setup_python() {
 
 case "${1:-}" in
 demo)
-    setup_engines
+    setup_debian
     setup_python
     shift
     .venv/bin/orchestrator run engines.toml "$@"
     exec .venv/bin/orchestrator standings --config engines.toml
     ;;
 test)
-    setup_engines
+    setup_debian
     setup_python
     shift
     log "ruff format --check"

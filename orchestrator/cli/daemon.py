@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from orchestrator.cli.app import app, fail, user_errors
+from orchestrator.cli.web import parse_address
 from orchestrator.config.event import initial_tournament
 from orchestrator.config.load import check_files, load
 from orchestrator.config.model import Config, ConfigError
@@ -20,6 +21,7 @@ from orchestrator.engines.adapter import Engine
 from orchestrator.engines.probe import probe
 from orchestrator.logs import configure
 from orchestrator.store.database import Store, StoreError
+from orchestrator.web.app import start as start_web
 
 ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="engines.toml")]
 
@@ -65,7 +67,7 @@ def check(config: ConfigArg) -> None:
     typer.echo(f"{config}: ok: {len(loaded.engines)} engines started and configured{suite}")
 
 
-async def _run(config_path: Path, force: bool, drain: bool) -> int:
+async def _run(config_path: Path, force: bool, drain: bool, http: str | None) -> int:
     config, openings = await validate(config_path, start_engines=True)
     lock = DatabaseLock(config.tournament.database)
     try:
@@ -99,7 +101,15 @@ async def _run(config_path: Path, force: bool, drain: bool) -> int:
                 if forced or stored[1] != settings:
                     await store.update_settings(settings)
             daemon = Daemon(config, store, openings, drain=drain)
-            await daemon.run(resumed=stored is not None)
+            site = None
+            if http:
+                host, port = parse_address(http)
+                site = await start_web(config.tournament.database, host, port)
+            try:
+                await daemon.run(resumed=stored is not None)
+            finally:
+                if site is not None:
+                    await site.cleanup()
         finally:
             await store.close()
     finally:
@@ -117,11 +127,12 @@ def run(
     drain: Annotated[
         bool, typer.Option(help="On SIGTERM/SIGINT let running games finish.")
     ] = False,
+    http: Annotated[str | None, typer.Option(help="Also serve the web view at HOST:PORT.")] = None,
 ) -> None:
     """Run the event of CONFIG, or resume it, to its final standings."""
     configure()
     try:
-        code = asyncio.run(_run(config, force, drain))
+        code = asyncio.run(_run(config, force, drain, http))
     except (typer.Exit, ConfigError):
         raise
     except Exception as exc:  # the event failed while running: one line, exit 1

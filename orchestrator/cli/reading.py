@@ -6,56 +6,20 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import Annotated, Any
 
 import typer
 
 from orchestrator.cli.app import app, fail, user_errors
 from orchestrator.config.load import load
-from orchestrator.core.model import Game, Player, Round, Tournament
-from orchestrator.core.standings import Tiebreak
 from orchestrator.daemon.outputs import event_pgn, round_pgn
-from orchestrator.reports import crosstable, standings_data, standings_table
-from orchestrator.store.database import GameRow, RoundRow, Store, StoreError
+from orchestrator.reports import crosstable, standings_table
+from orchestrator.store.database import StoreError
+from orchestrator.views import EventView, load_view, overview_json, round_json, standings_json
 
 DbOpt = Annotated[Path | None, typer.Option("--db", help="The event's SQLite database.")]
 ConfigOpt = Annotated[Path, typer.Option("--config", "-c", help="Config whose database to read.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
-
-
-class EventView:
-    """What the read commands need, loaded in one go."""
-
-    def __init__(
-        self, name: str, settings: dict[str, Any], players: list[Player], rounds: list[RoundRow]
-    ) -> None:
-        self.name, self.settings, self.rounds = name, settings, rounds
-        self.tiebreaks = cast(tuple[Tiebreak, ...], tuple(settings.get("tiebreaks", ())))
-        self.tournament = Tournament(
-            tuple(players),
-            tuple(
-                Round(r.number, tuple(_game(g) for g in r.games), r.bye)
-                for r in rounds
-                if r.finished_at is not None or all(g.result for g in r.games)
-            ),
-            settings["format"],
-            settings["schedule"],
-            settings["system"],
-            settings["cycles"],
-        )
-
-
-def _game(g: GameRow) -> Game:
-    return Game(g.white, g.black, g.result)
-
-
-async def load_view(db: Path) -> tuple[EventView, Store]:
-    store = await Store.open(db, readonly=True)
-    event = await store.event()
-    if event is None:
-        await store.close()
-        raise StoreError(f"{db}: no event has been started in this database")
-    return EventView(event[0], event[1], await store.players(), await store.rounds()), store
 
 
 def database(db: Path | None, config: Path) -> Path:
@@ -72,38 +36,6 @@ def view(db: Path | None, config: Path) -> EventView:
         return asyncio.run(read())
     except StoreError as exc:
         raise fail(str(exc)) from None
-
-
-def standings_json(v: EventView) -> dict[str, Any]:
-    return {
-        "event": v.name,
-        "rounds": len(v.tournament.rounds),
-        "standings": standings_data(v.tournament, v.tiebreaks),
-    }
-
-
-def round_json(r: RoundRow) -> dict[str, Any]:
-    return {
-        "round": r.number,
-        "bye": r.bye,
-        "dropped_rounds": r.dropped_rounds,
-        "finished": r.finished_at is not None,
-        "games": [
-            {
-                "id": g.id,
-                "number": g.number,
-                "white": g.white,
-                "black": g.black,
-                "status": g.status,
-                "result": g.result,
-                "termination": g.termination,
-                "reason": g.reason,
-                "plies": g.plies,
-                "opening": g.opening.name if g.opening else None,
-            }
-            for g in r.games
-        ],
-    }
 
 
 @app.command()
@@ -199,37 +131,7 @@ def status(
     async def read() -> dict[str, Any]:
         v, store = await load_view(database(db, config))
         try:
-            running = []
-            for r in v.rounds:
-                for g in r.games:
-                    if g.status != "running":
-                        continue
-                    moves = await store.live_moves(g.id)
-                    clocks: dict[str, int | None] = {"white": None, "black": None}
-                    for m in moves:
-                        clocks["white" if m["ply"] % 2 == 1 else "black"] = m["clock_ms"]
-                    running.append(
-                        {
-                            "round": r.number,
-                            "number": g.number,
-                            "white": g.white,
-                            "black": g.black,
-                            "plies": len(moves),
-                            "last": moves[-1]["san"] if moves else None,
-                            "clock_ms": clocks,
-                        }
-                    )
-            total = v.settings.get("rounds")
-            played = sum(1 for r in v.rounds for g in r.games if g.status == "finished")
-            return {
-                "event": v.name,
-                "round": v.rounds[-1].number if v.rounds else 0,
-                "rounds": total,
-                "games_finished": played,
-                "games_running": running,
-                "finished": all(r.finished_at for r in v.rounds) and len(v.rounds) == total,
-                "top": standings_data(v.tournament, v.tiebreaks)[:5],
-            }
+            return await overview_json(v, store)
         finally:
             await store.close()
 

@@ -1,0 +1,35 @@
+"""`orchestrator serve`: the read-only web view of an event's database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from aiohttp import web
+
+from orchestrator.cli.app import app, fail, user_errors
+from orchestrator.web.app import make_app
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """HOST:PORT (HOST may be empty for 127.0.0.1)."""
+    host, _, port = text.rpartition(":")
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise fail(f"--http: expected HOST:PORT, not {text!r}")
+    return host or "127.0.0.1", int(port)
+
+
+@app.command()
+@user_errors
+def serve(
+    db: Annotated[Path, typer.Option("--db", help="The event's SQLite database.")],
+    host: Annotated[
+        str, typer.Option(help="Address to bind (loopback unless told).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535)] = 8080,
+) -> None:
+    """Serve the web view of DB: overview, standings, crosstable, games, PGN downloads."""
+    if not db.is_file():
+        raise fail(f"{db}: no such database")
+    web.run_app(make_app(db), host=host, port=port, print=None, access_log=None)

@@ -1,0 +1,277 @@
+"""The read-only web view (aiohttp): pages, a JSON API, SVG charts and PGN downloads.
+
+Every request opens the database read-only, so the view works with the daemon running or
+stopped.  No route touches the file system: downloads are built from the database with the
+same functions that write `pgn_out/`, so they are byte-equal to those files, and a path that
+is not one of the routes below (`../`, encoded forms, absolute paths) is a 404.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.svg
+from aiohttp import web
+
+from orchestrator.core.model import WHITE_POINTS
+from orchestrator.daemon.outputs import event_pgn, round_pgn, slug
+from orchestrator.reports import crosstable
+from orchestrator.store.database import StoreError
+from orchestrator.views import (
+    EventView,
+    game_json,
+    load_view,
+    overview_json,
+    round_json,
+    standings_json,
+)
+from orchestrator.web import charts, pages
+
+DB = web.AppKey("db", Path)
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+PGN_TYPE = "application/x-chess-pgn"
+
+
+def _number(request: web.Request, key: str) -> int:
+    return int(request.match_info[key])
+
+
+async def _view(request: web.Request) -> tuple[EventView, Any]:
+    try:
+        return await load_view(request.app[DB])
+    except StoreError as exc:
+        raise web.HTTPServiceUnavailable(text=str(exc)) from None
+
+
+def _html(text: str) -> web.Response:
+    return web.Response(text=text, content_type="text/html", charset="utf-8")
+
+
+def _svg(text: str) -> web.Response:
+    return web.Response(text=text, content_type="image/svg+xml", charset="utf-8")
+
+
+def _json(data: object) -> web.Response:
+    return web.json_response(data, dumps=lambda d: json.dumps(d, indent=1))
+
+
+def _download(body: bytes, filename: str, content_type: str) -> web.Response:
+    return web.Response(
+        body=body,
+        content_type=content_type,
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+async def _game(request: web.Request) -> dict[str, Any]:
+    view, store = await _view(request)
+    try:
+        wanted = _number(request, "id")
+        for rnd in view.rounds:
+            for game in rnd.games:
+                if game.id == wanted:
+                    data = await game_json(store, game)
+                    data["pgn"] = game.pgn
+                    data["event"] = view.name
+                    return data
+    finally:
+        await store.close()
+    raise web.HTTPNotFound(text=f"no game {wanted}")
+
+
+def _round(view: EventView, number: int) -> Any:
+    for rnd in view.rounds:
+        if rnd.number == number:
+            return rnd
+    raise web.HTTPNotFound(text=f"no round {number}")
+
+
+def _progress(view: EventView) -> dict[str, list[float]]:
+    scores: dict[str, list[float]] = {p.name: [] for p in view.tournament.players}
+    running = dict.fromkeys(scores, 0.0)
+    per_bye = 2.0 if view.tournament.format == "double" else 1.0
+    for rnd in view.tournament.rounds:
+        for g in rnd.games:
+            if g.result:
+                running[g.white] += WHITE_POINTS[g.result]
+                running[g.black] += 1 - WHITE_POINTS[g.result]
+        if rnd.bye:
+            running[rnd.bye] += per_bye
+        for name, series in scores.items():
+            series.append(running[name])
+    return scores
+
+
+# pages ---------------------------------------------------------------------------------
+
+
+async def overview_page(request: web.Request) -> web.Response:
+    view, store = await _view(request)
+    try:
+        return _html(pages.overview(await overview_json(view, store)))
+    finally:
+        await store.close()
+
+
+async def standings_page(request: web.Request) -> web.Response:
+    view, store = await _view(request)
+    await store.close()
+    return _html(pages.standings(standings_json(view)))
+
+
+async def crosstable_page(request: web.Request) -> web.Response:
+    view, store = await _view(request)
+    await store.close()
+    return _html(pages.crosstable(view.name, crosstable(view.tournament, view.tiebreaks)))
+
+
+async def rounds_page(request: web.Request) -> web.Response:
+    view, store = await _view(request)
+    await store.close()
+    return _html(pages.rounds(view.name, [r.number for r in view.rounds]))
+
+
+async def round_page(request: web.Request) -> web.Response:
+    view, store = await _view(request)
+    await store.close()
+    return _html(pages.round_page(view.name, round_json(_round(view, _number(request, "n")))))
+
+
+async def game_page(request: web.Request) -> web.Response:
+    game = await _game(request)
+    return _html(pages.game_page(game["event"], game))
+
+
+async def board_svg(request: web.Request) -> web.Response:
+    game = await _game(request)
+    board = chess.Board(game["fen"])
+    lastmove = None
+    if game["moves"]:
+        lastmove = chess.Move.from_uci(game["moves"][-1]["uci"])
+    return _svg(chess.svg.board(board, size=360, lastmove=lastmove))
+
+
+async def eval_svg(request: web.Request) -> web.Response:
+    return _svg(charts.eval_graph(await _game(request)))
+
+
+async def progress_svg(request: web.Request) -> web.Response:
+    view, store = await _view(request)
+    await store.close()
+    return _svg(charts.progress_chart([p.name for p in view.tournament.by_seed()], _progress(view)))
+
+
+# the JSON API (the shapes of the CLI's --json) -----------------------------------------
+
+
+async def api_overview(request: web.Request) -> web.Response:
+    view, store = await _view(request)
+    try:
+        return _json(await overview_json(view, store))
+    finally:
+        await store.close()
+
+
+async def api_standings(request: web.Request) -> web.Response:
+    view, store = await _view(request)
+    await store.close()
+    return _json(standings_json(view))
+
+
+async def api_round(request: web.Request) -> web.Response:
+    view, store = await _view(request)
+    await store.close()
+    return _json(round_json(_round(view, _number(request, "n"))))
+
+
+async def api_game(request: web.Request) -> web.Response:
+    game = await _game(request)
+    game.pop("event")
+    return _json(game)
+
+
+async def healthz(request: web.Request) -> web.Response:
+    try:
+        view, store = await load_view(request.app[DB])
+        await store.close()
+    except StoreError as exc:
+        return web.json_response({"ok": False, "error": str(exc)}, status=503)
+    return web.json_response({"ok": True, "event": view.name})
+
+
+# downloads -----------------------------------------------------------------------------
+
+
+async def game_pgn(request: web.Request) -> web.Response:
+    game = await _game(request)
+    if not game["pgn"]:
+        raise web.HTTPNotFound(text="the game is not finished")
+    name = f"{slug(game['event'])}-{game['round']}.{game['number']}.pgn"
+    return _download((game["pgn"] + "\n").encode(), name, PGN_TYPE)
+
+
+async def round_download(request: web.Request) -> web.Response:
+    view, store = await _view(request)
+    await store.close()
+    rnd = _round(view, _number(request, "n"))
+    return _download(round_pgn(rnd).encode(), f"round-{rnd.number:02d}.pgn", PGN_TYPE)
+
+
+async def event_download(request: web.Request) -> web.Response:
+    view, store = await _view(request)
+    await store.close()
+    return _download(event_pgn(view.rounds).encode(), f"{slug(view.name)}.pgn", PGN_TYPE)
+
+
+async def archive_download(request: web.Request) -> web.Response:
+    view, store = await _view(request)
+    await store.close()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for rnd in view.rounds:
+            archive.writestr(f"round-{rnd.number:02d}.pgn", round_pgn(rnd))
+        archive.writestr(f"{slug(view.name)}.pgn", event_pgn(view.rounds))
+    return _download(buffer.getvalue(), f"{slug(view.name)}-pgn.zip", "application/zip")
+
+
+def make_app(db: Path) -> web.Application:
+    app = web.Application()
+    app[DB] = db
+    routes: list[tuple[str, Handler]] = [
+        ("/", overview_page),
+        ("/standings", standings_page),
+        ("/crosstable", crosstable_page),
+        ("/rounds", rounds_page),
+        (r"/rounds/{n:\d+}", round_page),
+        (r"/games/{id:\d+}", game_page),
+        (r"/games/{id:\d+}/board.svg", board_svg),
+        (r"/games/{id:\d+}/eval.svg", eval_svg),
+        ("/progress.svg", progress_svg),
+        ("/api/overview", api_overview),
+        ("/api/standings", api_standings),
+        (r"/api/rounds/{n:\d+}", api_round),
+        (r"/api/games/{id:\d+}", api_game),
+        ("/healthz", healthz),
+        (r"/download/games/{id:\d+}.pgn", game_pgn),
+        (r"/download/rounds/{n:\d+}.pgn", round_download),
+        ("/download/event.pgn", event_download),
+        ("/download/archive.zip", archive_download),
+    ]
+    for path, handler in routes:
+        app.router.add_get(path, handler)
+    return app
+
+
+async def start(db: Path, host: str, port: int) -> web.AppRunner:
+    """Serve from the running event loop (the daemon's `--http`); the caller cleans up."""
+    runner = web.AppRunner(make_app(db), access_log=None)
+    await runner.setup()
+    await web.TCPSite(runner, host, port).start()
+    return runner

@@ -1,0 +1,149 @@
+"""The web view over HTTP (aiohttp's test client): every route, downloads equal to pgn_out/,
+and the safety cases."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import zipfile
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from typer.testing import CliRunner
+
+from orchestrator.cli import app
+from orchestrator.web.app import make_app
+from tests.test_daemon import event_config, run_daemon
+
+EVIL = "<script>alert(1)</script>"
+PLAYERS = [EVIL, 'Quote"Engine', "E03", "E04", "E05"]
+
+
+@pytest.fixture(scope="module")
+def event(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("web")
+    config = event_config(folder, players=PLAYERS, rounds=2)
+    text = config.read_text().replace('name = "Quote"Engine"', "name = 'Quote\"Engine'")
+    text = text.replace('"--name", "Quote"Engine"', '"--name", \'Quote"Engine\'')
+    config.write_text(text)
+    out = run_daemon(config)
+    assert out.returncode == 0, out.stderr
+    return folder
+
+
+@pytest.fixture
+async def client(event: Path) -> AsyncIterator[TestClient[object, object]]:
+    async with TestClient(TestServer(make_app(event / "event.sqlite"))) as c:
+        yield c
+
+
+PAGES = ["/", "/standings", "/crosstable", "/rounds", "/rounds/1", "/games/1"]
+
+
+@pytest.mark.parametrize("path", PAGES)
+async def test_pages_escape_every_name(client: TestClient[object, object], path: str) -> None:
+    r = await client.get(path)
+    assert r.status == 200 and r.content_type == "text/html"
+    text = await r.text()
+    assert EVIL not in text
+    assert 'Quote"Engine' not in text
+    if path in ("/standings", "/crosstable"):
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+
+
+@pytest.mark.parametrize("path", ["/games/1/board.svg", "/games/1/eval.svg", "/progress.svg"])
+async def test_svg(client: TestClient[object, object], path: str) -> None:
+    r = await client.get(path)
+    assert r.status == 200 and r.content_type == "image/svg+xml"
+    text = await r.text()
+    assert text.startswith("<svg") and EVIL not in text
+
+
+async def test_api_has_the_cli_json_shapes(client: TestClient[object, object], event: Path) -> None:
+    db = str(event / "event.sqlite")
+    for route, command in (
+        ("/api/standings", ["standings", "--db", db, "--json"]),
+        ("/api/rounds/2", ["pairings", "--db", db, "--round", "2", "--json"]),
+        ("/api/overview", ["status", "--db", db, "--json"]),
+    ):
+        r = await client.get(route)
+        assert r.status == 200 and r.content_type == "application/json"
+        cli = await asyncio.to_thread(CliRunner().invoke, app, command)  # it runs its own loop
+        assert await r.json() == json.loads(cli.stdout)
+    game = await (await client.get("/api/games/1")).json()
+    assert game["status"] == "finished" and game["moves"] and "fen" in game
+    assert (await client.get("/healthz")).status == 200
+
+
+async def test_downloads_equal_pgn_out(client: TestClient[object, object], event: Path) -> None:
+    folder = event / "pgn" / "Daemon_Test"
+    cases = [
+        ("/download/event.pgn", folder / "Daemon_Test.pgn", "Daemon_Test.pgn"),
+        ("/download/rounds/2.pgn", folder / "round-02.pgn", "round-02.pgn"),
+    ]
+    for route, path, name in cases:
+        r = await client.get(route)
+        assert r.status == 200
+        assert r.headers["Content-Type"].startswith("application/x-chess-pgn")
+        assert r.headers["Content-Disposition"] == f'attachment; filename="{name}"'
+        assert await r.read() == path.read_bytes()
+    one = await client.get("/download/games/1.pgn")
+    assert one.status == 200 and "attachment" in one.headers["Content-Disposition"]
+    assert (await one.read()).decode() in (folder / "round-01.pgn").read_text()
+    z = await client.get("/download/archive.zip")
+    assert z.headers["Content-Type"] == "application/zip"
+    with zipfile.ZipFile(io.BytesIO(await z.read())) as archive:
+        assert sorted(archive.namelist()) == sorted(p.name for p in folder.glob("*.pgn"))
+        for info in archive.infolist():
+            assert archive.read(info) == (folder / info.filename).read_bytes()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/../event.toml",
+        "/download/../event.sqlite",
+        "/download/%2e%2e/event.sqlite",
+        "/download/%2E%2E%2Fevent.toml",
+        "/download//etc/passwd",
+        "/%2Fetc%2Fpasswd",
+        "/download/event.pgn/../../event.toml",
+        "/games/999",
+        "/games/abc",
+        "/rounds/99",
+        "/api/games/0",
+        "/download/games/999.pgn",
+        "/static/../../etc/passwd",
+    ],
+)
+async def test_anything_outside_the_routes_is_404(
+    client: TestClient[object, object], path: str
+) -> None:
+    r = await client.get(path, allow_redirects=False)
+    assert r.status == 404
+    assert "[Event" not in await r.text()
+
+
+async def test_no_endpoint_changes_anything(client: TestClient[object, object]) -> None:
+    for method in ("POST", "PUT", "DELETE", "PATCH"):
+        r = await client.request(method, "/api/standings")
+        assert r.status == 405
+
+
+async def test_missing_database_is_reported(tmp_path: Path) -> None:
+    async with TestClient(TestServer(make_app(tmp_path / "none.sqlite"))) as c:
+        r = await c.get("/healthz")
+        assert r.status == 503 and (await r.json())["ok"] is False
+        assert (await c.get("/")).status == 503
+
+
+def test_serve_binds_loopback_by_default() -> None:
+    import inspect
+
+    from orchestrator.cli.web import parse_address, serve
+
+    assert inspect.signature(serve).parameters["host"].default == "127.0.0.1"
+    assert parse_address(":8080") == ("127.0.0.1", 8080)
