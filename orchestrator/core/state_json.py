@@ -168,7 +168,7 @@ def _validate_round(t: Tournament, rnd: Round, names: set[str]) -> None:
             raise StateError(f"{where}: unknown BYE player {rnd.bye!r}")
         if rnd.bye in seen:
             raise StateError(f"{where}: BYE player {rnd.bye!r} also plays a game")
-    missing = sorted(names - set(seen) - {rnd.bye} if rnd.bye else names - set(seen))
+    missing = sorted(names - set(seen) - ({rnd.bye} if rnd.bye else set()))
     if missing:
         raise StateError(f"{where}: {missing[0]!r} has neither a game nor the BYE")
     if len(names) % 2 == 1 and rnd.bye is None:
