@@ -24,30 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.conftest import scripted_engines_toml  # noqa: E402  (the scripted test engines)
-
-
-def config(folder: Path, players: int, rounds: int, concurrency: int) -> Path:
-    engines = scripted_engines_toml([f"E{i:02d}" for i in range(1, players + 1)], folder)
-    path = folder / "bench.toml"
-    path.write_text(
-        f"""
-[tournament]
-name = "Bench"
-rounds = {rounds}
-format = "double"
-seeding = "group"
-groups = 6
-tc = "60+1"
-concurrency = {concurrency}
-
-[adjudication]
-win = {{ plies = 10, score = 10.0 }}
-draw = {{ from_move = 1, plies = 6, score = 0.15 }}
-max_moves = 20
-{engines}"""
-    )
-    return path
+from tests.test_daemon import event_config  # noqa: E402  (the scripted test engines' event)
 
 
 def peak_kib(pid: int) -> int | None:
@@ -68,7 +45,15 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        path = config(folder, args.players, args.rounds, args.concurrency)
+        names = [f"E{i:02d}" for i in range(1, args.players + 1)]
+        path = event_config(
+            folder,
+            players=names,
+            rounds=args.rounds,
+            concurrency=args.concurrency,
+            name="Bench",
+            groups=6,
+        )
         started = time.perf_counter()
         proc = subprocess.Popen(
             [sys.executable, "-m", "orchestrator", "run", str(path)],
@@ -84,7 +69,7 @@ def main() -> None:
         total = time.perf_counter() - started
         if proc.returncode != 0:
             sys.exit(f"the daemon failed: {proc.stderr.read() if proc.stderr else ''}")
-        db = folder / "tournament.sqlite"
+        db = folder / "event.sqlite"
         with sqlite3.connect(db) as conn:
             rows = conn.execute(
                 "SELECT started_at, ended_at, plies FROM games ORDER BY started_at"
@@ -96,7 +81,7 @@ def main() -> None:
             for prev, nxt in itertools.pairwise(stamps)
             if nxt[0] >= prev[1]
         ]
-        size = sum(p.stat().st_size for p in folder.glob("tournament.sqlite*"))
+        size = sum(p.stat().st_size for p in folder.glob("event.sqlite*"))
         print(
             "| players | rounds | games | moves | total s | ms per game "
             "| gap median ms | gap p95 ms | database MiB | daemon peak MiB |"

@@ -31,18 +31,20 @@ def event_config(
     extra: str = "",
     concurrency: int = 2,
     delay_ms: int = 0,
+    name: str = "Daemon Test",
+    groups: int = 2,
 ) -> Path:
     engines = scripted_engines_toml(players, folder, delay_ms)
     path = folder / "event.toml"
     path.write_text(
         f"""
 [tournament]
-name = "Daemon Test"
+name = "{name}"
 rounds = {rounds}
 format = "double"
 schedule = "legs"
 seeding = "group"
-groups = 2
+groups = {groups}
 tc = "60+1"
 concurrency = {concurrency}
 database = "event.sqlite"
