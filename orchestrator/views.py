@@ -92,14 +92,11 @@ async def game_json(store: Store, game: GameRow) -> dict[str, Any]:
     """A game with its moves (the running or last attempt), scores, clocks and position."""
     moves = await store.live_moves(game.id)
     board = game.opening.board() if game.opening else chess.Board()
-    book = list(game.opening.moves) if game.opening else []
-    for uci in book:
-        board.push_uci(uci)
-    listed = [{"ply": i + 1, "san": None, "uci": uci, "book": True} for i, uci in enumerate(book)]
-    replay = game.opening.board() if game.opening else chess.Board()
-    for item in listed:
-        item["san"] = replay.san(chess.Move.from_uci(str(item["uci"])))
-        replay.push_uci(str(item["uci"]))
+    listed: list[dict[str, Any]] = []
+    for uci in game.opening.moves if game.opening else ():
+        move = chess.Move.from_uci(uci)
+        listed.append({"ply": len(listed) + 1, "san": board.san(move), "uci": uci, "book": True})
+        board.push(move)
     last: dict[str, dict[str, Any] | None] = {"white": None, "black": None}
     for m in moves:
         if m["book"]:

@@ -79,7 +79,6 @@ class Engine:
         self.transport = transport
         self.protocol: chess.engine.Protocol = protocol
         self.pid: int = transport.get_pid()
-        self.games = 0
 
     @property
     def name(self) -> str:

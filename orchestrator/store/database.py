@@ -356,7 +356,3 @@ class Store:
         )
         async with self.db.execute(sql, (game,)) as cur:
             return [dict(r) async for r in cur]
-
-    async def attempts(self) -> list[dict[str, Any]]:
-        async with self.db.execute("SELECT * FROM attempts ORDER BY id") as cur:
-            return [dict(r) async for r in cur]
