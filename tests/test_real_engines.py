@@ -6,6 +6,7 @@ These must run in CI: a missing engine is a failure, not a skip.
 from __future__ import annotations
 
 import io
+import json
 import shutil
 import subprocess
 import sys
@@ -17,8 +18,8 @@ import pytest
 
 from orchestrator.config.model import EngineConfig
 from orchestrator.core.adjudication import Adjudication, DrawRule, WinRule
+from orchestrator.core.openings import Opening
 from orchestrator.core.timecontrol import TimeControl
-from orchestrator.engines.adapter import Engine, EngineFault
 from orchestrator.runner.game import GameSpec, play_game
 from orchestrator.runner.pgn import to_pgn
 from tests.conftest import ROOT, descendants
@@ -53,8 +54,17 @@ def engine(name: str) -> EngineConfig:
 
 @pytest.mark.parametrize(("white", "black"), PAIRS)
 async def test_real_engines_play_a_short_game(white: str, black: str) -> None:
+    """Every engine plays a correct game through the runner.  The margin is wide on purpose:
+    on a loaded machine an engine's own time management may overstep a bullet clock, and
+    flag rates are the business of bench/runner.py, not of this test."""
     rules = Adjudication(win=WinRule(), draw=DrawRule(from_move=15), max_moves=25)
-    spec = GameSpec(engine(white), engine(black), TimeControl.parse("1+0.02"), adjudication=rules)
+    spec = GameSpec(
+        engine(white),
+        engine(black),
+        TimeControl.parse("2+0.05"),
+        adjudication=rules,
+        timemargin_ms=2000,
+    )
     record = await play_game(spec)
     assert record.fault is None, record.fault
     assert record.plies >= 2
@@ -70,12 +80,31 @@ async def test_real_engines_play_a_short_game(white: str, black: str) -> None:
     assert not descendants()
 
 
-async def test_fairymax_lacks_setboard_and_is_a_startup_fault() -> None:
-    fairymax = EngineConfig(name="Fairy-Max", command=("/usr/games/fairymax",), protocol="xboard")
+FAIRYMAX = EngineConfig(name="Fairy-Max", command=("/usr/games/fairymax",), protocol="xboard")
+
+
+async def test_fairymax_plays_without_setboard_except_from_a_fen() -> None:
+    """Debian's Fairy-Max declares setboard=0: it plays every game from the standard
+    position (book moves included), and only a game from a FEN is a startup fault."""
     assert shutil.which("/usr/games/fairymax")
-    with pytest.raises(EngineFault) as err:
-        await Engine.start(fairymax)
-    assert err.value.kind == "startup" and "setboard" in err.value.detail
+    rules = Adjudication(win=WinRule(), draw=DrawRule(from_move=15), max_moves=20)
+    for white, black in ((FAIRYMAX, engine("Phalanx")), (engine("Phalanx"), FAIRYMAX)):
+        spec = GameSpec(
+            white,
+            black,
+            TimeControl.parse("2+0.05"),
+            Opening.from_san("e4 e5 Nf3"),
+            rules,
+            timemargin_ms=2000,
+        )
+        record = await play_game(spec)
+        assert record.fault is None, record.fault
+        assert record.plies > 10
+    kpk = Opening("KPK", "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1")
+    spec = GameSpec(FAIRYMAX, engine("Phalanx"), TimeControl.parse("2+0.05"), kpk, rules)
+    record = await play_game(spec)
+    assert record.fault is not None and record.fault.kind == "startup"
+    assert "setboard" in record.fault.detail and record.plies == 0
     assert not descendants()
 
 
@@ -178,3 +207,53 @@ def test_play_reports_an_unknown_option_before_play(tmp_path: Path) -> None:
     out = run("play", str(config), "--white", "SF", "--black", "Toga")
     assert out.returncode == 2 and out.stdout == ""
     assert f"{config}: [[engine]] \"SF\": the engine has no option 'Hsh'" in out.stderr
+
+
+FAIRYMAX_EVENT = """
+[tournament]
+name = "Fairy"
+tc = "3+0.05"
+timemargin = 2000
+rounds = 1
+openings = "{openings}"
+database = "{db}"
+pgn_dir = "{pgn}"
+[adjudication]
+max_moves = 20
+[[engine]]
+name = "Fairy-Max"
+command = "/usr/games/fairymax"
+protocol = "xboard"
+[[engine]]
+name = "Phalanx"
+command = "/usr/games/phalanx"
+protocol = "xboard"
+"""
+
+
+def test_fairymax_plays_through_play_and_the_daemon(tmp_path: Path) -> None:
+    suite = tmp_path / "book.pgn"
+    suite.write_text('[Event "a"]\n\n1. d4 d5 *\n')
+    config = tmp_path / "fairy.toml"
+    config.write_text(
+        FAIRYMAX_EVENT.format(openings=suite, db=tmp_path / "t.sqlite", pgn=tmp_path / "pgn")
+    )
+    out = run("play", str(config), "--white", "Fairy-Max", "--black", "Phalanx")
+    assert out.returncode == 0, out.stderr
+    game = chess.pgn.read_game(io.StringIO(out.stdout))
+    assert game is not None and game.headers["Termination"] != "abandoned", out.stdout
+    out = run("run", str(config))
+    assert out.returncode == 0, out.stderr
+    out = run("pairings", "--config", str(config), "--json")
+    games = json.loads(out.stdout)["games"]
+    assert len(games) == 2 and all(g["result"] for g in games)
+    assert all(g["termination"] != "abandoned" for g in games), games
+    # from a FEN it cannot play: check names the engine in one line, exit 2
+    suite.write_text('4k3/8/8/8/8/8/4P3/4K3 w - - id "KPK";\n')
+    config.write_text(config.read_text().replace("book.pgn", "book.epd"))
+    suite.rename(tmp_path / "book.epd")
+    out = run("check", str(config))
+    assert out.returncode == 2, out.stdout
+    assert out.stderr.strip().count("\n") == 0
+    assert '[[engine]] "Fairy-Max": this XBoard engine has no setboard' in out.stderr
+    assert "KPK" in out.stderr

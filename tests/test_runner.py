@@ -228,7 +228,7 @@ async def test_book_moves_and_fen_in_the_pgn() -> None:
     assert [m.book for m in r.moves[:4]] == [True, True, True, False]
     pgn = to_pgn(r, event="Test")
     assert "1. e4 { book } 1... e5 { book } 2. Nf3 { book }" in pgn
-    assert "Draw by adjudication: the 4-move limit }" in pgn
+    assert "Draw by adjudication: the 4-move limit [%clk " in pgn
     fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
     r = await play(
         scripted("W"),
@@ -296,3 +296,58 @@ async def test_cancelled_games_leave_no_process() -> None:
     assert seen, "the games never started engines"
     assert not descendants()
     assert not any(process_alive(pid) for pid in seen)
+
+
+async def test_a_clock_inside_the_margin_gets_its_increment_back() -> None:
+    """W thinks for its whole clock plus 100 ms on its third move (the margin is 1 s, so
+    that load on the machine cannot flag it), then moves at once: the increment brings its
+    clock back above zero, and it does not lose on time."""
+    white = scripted("W", "--overstep-at", "3", "--overstep-ms", "100")
+    r = await play(
+        white,
+        scripted("B"),
+        tc="1+0.1",
+        timemargin_ms=1000,
+        adjudication=Adjudication(None, None, max_moves=12),
+    )
+    assert r.fault is None and r.termination == "adjudication", r.reason
+    mine = r.moves[::2]
+    over = mine[2]
+    before = mine[1].clock_ms
+    assert before is not None and over.clock_ms is not None
+    assert over.time_ms > before  # past its clock ...
+    assert over.clock_ms == before - over.time_ms + 100  # ... and the increment still added
+    assert mine[-1].clock_ms is not None and mine[-1].clock_ms > 0  # recovered
+    game = chess.pgn.read_game(io.StringIO(to_pgn(r, event="Test")))
+    assert game is not None
+    clocks = [node.clock() for node in game.mainline() if node.turn() == chess.BLACK]
+    assert clocks[2] == max(0, over.clock_ms) / 1000  # never a negative [%clk]
+    assert clocks[-1] is not None and clocks[-1] > 0
+
+
+@pytest.mark.parametrize("protocol", ["uci", "xboard"])
+async def test_new_game_time_is_never_charged(protocol: str) -> None:
+    """ucinewgame / new taking 3 s (a hash clear) at 1+0.1: not charged, no loss on time."""
+    slow = scripted("W", "--newgame-delay", "3", protocol=protocol)
+    r = await play(
+        slow, scripted("B"), tc="1+0.1", adjudication=Adjudication(None, None, max_moves=3)
+    )
+    assert r.fault is None and r.termination == "adjudication", r.reason
+    assert r.moves[0].time_ms < 900 and r.moves[0].clock_ms is not None
+    assert r.moves[0].clock_ms > 200
+
+
+async def test_the_record_keeps_measured_and_reported_times() -> None:
+    r = await play(
+        scripted("W", "--delay", "120"),
+        scripted("B"),
+        adjudication=Adjudication(None, None, max_moves=2),
+    )
+    white = r.moves[0]
+    assert white.reported_ms is not None and white.reported_ms >= 120
+    assert white.time_ms >= white.reported_ms  # measured at the pipe, around the search
+    game = chess.pgn.read_game(io.StringIO(to_pgn(r, event="Test")))
+    assert game is not None
+    first = game.next()
+    assert first is not None and first.emt() == white.time_ms / 1000
+    assert first.clock() == (white.clock_ms or 0) / 1000

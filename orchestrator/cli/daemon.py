@@ -18,7 +18,7 @@ from orchestrator.daemon.run import Daemon
 from orchestrator.daemon.settings import changes, event_settings
 from orchestrator.daemon.system import AlreadyRunning, DatabaseLock
 from orchestrator.engines.adapter import Engine
-from orchestrator.engines.probe import probe
+from orchestrator.engines.probe import from_fen, probe
 from orchestrator.logs import configure
 from orchestrator.store.database import Store, StoreError
 from orchestrator.web.app import start as start_web
@@ -46,8 +46,10 @@ async def validate(config_path: Path, start_engines: bool) -> tuple[Config, list
     check_files(config)
     openings = load_openings(config)
     if start_engines:
+        fen_reason = from_fen(openings or ())
         started = await asyncio.gather(
-            *(probe(config, engine) for engine in config.engines), return_exceptions=True
+            *(probe(config, engine, fen_reason) for engine in config.engines),
+            return_exceptions=True,
         )
         for engine in started:
             if isinstance(engine, Engine):

@@ -43,8 +43,9 @@ class MoveRecord:
     depth: int | None = None
     seldepth: int | None = None
     nodes: int | None = None
-    time_ms: int = 0
+    time_ms: int = 0  # measured at the pipe: go written to bestmove read
     clock_ms: int | None = None  # the mover's clock after the move
+    reported_ms: int | None = None  # the search time the engine reported (UCI info time)
 
     def comment(self) -> str:
         """The cutechess-style PGN comment: {+0.35/20 1.2s}, or {book}."""

@@ -7,7 +7,7 @@ sessions of `moves` moves), ``st=N`` (fixed seconds per move), ``nodes=N`` and `
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal
 
 Kind = Literal["clock", "movetime", "nodes", "depth"]
@@ -20,11 +20,23 @@ class TimeControlError(ValueError):
     """A time control that does not parse; the message quotes it."""
 
 
+#: the longest time any part of a time control may take: a week, in ms
+MAX_MS = 7 * 24 * 3600 * 1000
+#: the most moves in a session, and the largest nodes= or depth= limit
+MAX_MOVES = 1000
+MAX_LIMIT = 2**63 - 1
+
+
 def _seconds_ms(text: str) -> int:
+    """Seconds (or ``M:SS``) as whole ms; a `ValueError` past `MAX_MS` or not finite."""
     if ":" in text:
         minutes, seconds = text.split(":", 1)
-        return round((int(minutes) * 60 + float(seconds)) * 1000)
-    return round(float(text) * 1000)
+        value = (int(minutes) * 60 + float(seconds)) * 1000
+    else:
+        value = float(text) * 1000
+    if not value <= MAX_MS:  # also NaN and infinity
+        raise ValueError(f"{text} s is more than a week")
+    return round(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +50,7 @@ class TimeControl:
     @classmethod
     def parse(cls, text: str) -> TimeControl:
         raw = text.strip().lower()
+        shown = text if len(text) <= 40 else text[:37] + "..."
         for prefix, kind in (("st=", "movetime"), ("nodes=", "nodes"), ("depth=", "depth")):
             if raw.startswith(prefix):
                 value = raw[len(prefix) :]
@@ -45,24 +58,32 @@ class TimeControl:
                     number = _seconds_ms(value) if kind == "movetime" else int(value)
                 except ValueError:
                     raise TimeControlError(
-                        f"bad time control {text!r}: {value!r} is not a number"
+                        f"bad time control {shown!r}: {value[:20]!r} is not a number of at "
+                        "most a week"
                     ) from None
-                if number <= 0:
-                    raise TimeControlError(f"bad time control {text!r}: must be positive")
+                if not 0 < number <= MAX_LIMIT:
+                    raise TimeControlError(
+                        f"bad time control {shown!r}: must be positive and at most {MAX_LIMIT}"
+                    )
                 return cls(kind, limit=number)  # type: ignore[arg-type]
         match = _CLOCK.match(raw)
         if not match:
             raise TimeControlError(
-                f"bad time control {text!r} (expected base+inc, moves/base+inc, st=N, "
+                f"bad time control {shown!r} (expected base+inc, moves/base+inc, st=N, "
                 "nodes=N or depth=N)"
             )
-        base = _seconds_ms(match["base"])
+        try:
+            base, inc = _seconds_ms(match["base"]), _seconds_ms(match["inc"] or "0")
+        except ValueError as exc:
+            raise TimeControlError(f"bad time control {shown!r}: {exc}") from None
         if base <= 0:
-            raise TimeControlError(f"bad time control {text!r}: the base time must be positive")
+            raise TimeControlError(f"bad time control {shown!r}: the base time must be positive")
         moves = int(match["moves"] or 0)
-        if match["moves"] is not None and moves <= 0:
-            raise TimeControlError(f"bad time control {text!r}: moves per session must be > 0")
-        return cls("clock", base, _seconds_ms(match["inc"] or "0"), moves)
+        if match["moves"] is not None and not 0 < moves <= MAX_MOVES:
+            raise TimeControlError(
+                f"bad time control {shown!r}: moves per session must be 1 to {MAX_MOVES}"
+            )
+        return cls("clock", base, inc, moves)
 
     def pgn_tag(self) -> str:
         """The PGN TimeControl tag value (seconds), as cutechess writes it."""
@@ -88,21 +109,60 @@ def _fmt(ms: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Clock:
-    """One side's clock: time left and moves left to the next session control."""
+    """One side's clock: time left and moves left to the next session control.
+
+    The rules, as cutechess and FIDE's Fischer clock keep them:
+
+    - a move's time is deducted from the clock;
+    - the flag falls only when one move takes longer than the time left plus the margin
+      (`flags`);
+    - otherwise the increment is added, and at the end of a `moves/` session the next
+      session's base too, so a clock that went below zero inside the margin recovers;
+    - an engine is never told a negative time (`told_ms`).
+
+    >>> tc = TimeControl.parse("1+0.1")
+    >>> clock = Clock.start(tc)
+    >>> clock.flags(1_050, margin_ms=100)  # 50 ms past the clock: inside the margin
+    False
+    >>> clock = clock.after_move(tc, 1_050)
+    >>> clock.remaining_ms  # -50 ms, plus the 100 ms increment
+    50
+    >>> clock.flags(151, margin_ms=100)  # 101 ms past the clock
+    True
+    """
 
     remaining_ms: int
     moves_to_go: int = 0  # 0 = no session control
 
     @classmethod
     def start(cls, tc: TimeControl) -> Clock:
+        """A full clock at the start of a game.
+
+        >>> Clock.start(TimeControl.parse("40/60+0.5"))
+        Clock(remaining_ms=60000, moves_to_go=40)
+        """
         return cls(tc.base_ms, tc.moves)
 
+    def flags(self, used_ms: int, margin_ms: int) -> bool:
+        """Whether a move that took `used_ms` loses on time: past the clock by more than the
+        margin.
+
+        >>> Clock(1_000).flags(1_100, margin_ms=100), Clock(1_000).flags(1_101, margin_ms=100)
+        (False, True)
+        """
+        return used_ms - self.remaining_ms > margin_ms
+
     def after_move(self, tc: TimeControl, used_ms: int) -> Clock:
-        """The clock after a move that took `used_ms` (may go negative: a flag fall)."""
-        remaining = self.remaining_ms - used_ms
-        if remaining < 0:
-            return replace(self, remaining_ms=remaining)
-        remaining += tc.inc_ms
+        """The clock after a move that took `used_ms` and did not flag: the time deducted,
+        the increment added, and at a session's end the next session's base.
+
+        >>> tc = TimeControl.parse("2/10+1")
+        >>> Clock.start(tc).after_move(tc, 3_000)
+        Clock(remaining_ms=8000, moves_to_go=1)
+        >>> Clock(8_000, 1).after_move(tc, 1_000)  # the session ends
+        Clock(remaining_ms=18000, moves_to_go=2)
+        """
+        remaining = self.remaining_ms - used_ms + tc.inc_ms
         moves = self.moves_to_go
         if tc.moves:
             moves -= 1
@@ -110,3 +170,11 @@ class Clock:
                 remaining += tc.base_ms
                 moves = tc.moves
         return Clock(remaining, moves)
+
+    def told_ms(self) -> int:
+        """The time left as an engine is told it: never negative.
+
+        >>> Clock(-40).told_ms(), Clock(2_500).told_ms()
+        (0, 2500)
+        """
+        return max(self.remaining_ms, 0)

@@ -6,6 +6,7 @@ reader (or a kill) never sees half a file.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -47,12 +48,36 @@ def event_pgn(rounds: Sequence[RoundRow]) -> str:
     return "".join(round_pgn(r) for r in rounds)
 
 
-def write_pgns(folder: Path, event: str, rounds: Sequence[RoundRow], changed: int | None) -> None:
-    """Rewrite round `changed` (every round if None) and the whole event's file."""
-    for rnd in rounds:
-        if changed is None or rnd.number == changed:
-            write_atomic(folder / f"round-{rnd.number:02d}.pgn", round_pgn(rnd))
-    write_atomic(folder / f"{slug(event)}.pgn", event_pgn(rounds))
+class PgnFiles:
+    """The round and event PGN files, rewritten after every game without reading the whole
+    event again: the text of every finished round is kept, so a game costs one query of its
+    own round.  A worker thread writes the files (`asyncio.to_thread`), one write at a time,
+    so that no write or fsync blocks the event loop while games' clocks run.
+    """
+
+    def __init__(self, folder: Path, event: str) -> None:
+        self.folder = folder
+        self.event = event
+        self.closed: dict[int, str] = {}  # the text of each finished round
+        self.lock = asyncio.Lock()
+
+    async def write(self, rounds: Sequence[RoundRow]) -> None:
+        """Rewrite the files of `rounds` (every round, or the current one alone) and the
+        event's file."""
+        async with self.lock:
+            texts = {r.number: round_pgn(r) for r in rounds}
+            self.closed.update((r.number, texts[r.number]) for r in rounds if r.finished_at)
+            last = max(texts, default=0)
+            event = "".join(self.closed[n] for n in sorted(self.closed) if n < last)
+            event += texts.get(last, "")
+            files = [(self.folder / f"round-{n:02d}.pgn", text) for n, text in texts.items()]
+            files.append((self.folder / f"{slug(self.event)}.pgn", event))
+            await asyncio.to_thread(_write_all, files)
+
+
+def _write_all(files: list[tuple[Path, str]]) -> None:
+    for path, text in files:
+        write_atomic(path, text)
 
 
 def write_standings(folder: Path, t: Tournament, order: Sequence[Tiebreak]) -> None:

@@ -19,7 +19,7 @@ from orchestrator.config.model import Config
 from orchestrator.core.gamerecord import GameRecord, MoveRecord
 from orchestrator.core.openings import Opening, choose
 from orchestrator.core.pairing import pair_next
-from orchestrator.daemon.outputs import slug, write_pgns, write_standings
+from orchestrator.daemon.outputs import PgnFiles, slug, write_standings
 from orchestrator.daemon.system import notify, watchdog_interval
 from orchestrator.engines.pool import EnginePool
 from orchestrator.runner.game import GameSpec, play_game
@@ -42,6 +42,7 @@ class Daemon:
         self.base = initial_tournament(config)
         self.folder = config.tournament.pgn_dir / slug(config.tournament.name)
         self.name = config.tournament.name
+        self.pgn_files = PgnFiles(self.folder, self.name)
 
     # signals ------------------------------------------------------------------------------
 
@@ -140,11 +141,14 @@ class Daemon:
         log.info("tournament_finished", rounds=len(await self.store.rounds()))
 
     async def _write_outputs(self, changed: int | None, standings: bool = False) -> None:
-        rounds = await self.store.rounds()
-        write_pgns(self.folder, self.name, rounds, changed)
+        """The PGN files of round `changed` (every round if None) and of the event, and with
+        `standings` (or at the start) the standings files."""
+        await self.pgn_files.write(await self.store.rounds(changed))
         if standings or changed is None:
             t = await self.store.tournament(self.base)
-            write_standings(self.folder, t, self.config.tournament.tiebreaks)
+            await asyncio.to_thread(
+                write_standings, self.folder, t, self.config.tournament.tiebreaks
+            )
 
     # games --------------------------------------------------------------------------------
 

@@ -16,7 +16,9 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import chess
@@ -47,26 +49,160 @@ class EngineFault(Exception):
         self.engine, self.kind, self.detail, self.output = engine, kind, detail, output
 
 
-class _Tail:
-    """Mixin for python-chess protocols: keeps the last lines an engine printed."""
+class _Pipe:
+    """Mixin for python-chess's protocols: what the runner needs to see at the pipe.
+
+    - The last lines the engine printed, for fault reports.
+    - The clock stamps: `go_at` when the line that starts the engine's clock is written to
+      its stdin, `answered_at` when the line that stops it is read from its stdout, both
+      taken inside python-chess's own `send_line` / `_line_received`, so that nothing else
+      the daemon does lands between the engine and the stamp.
+    - UCI: the last `info` line that carries a score, kept raw so that only that one line
+      is parsed, once, after the move.  (XBoard engines print far less; python-chess parses
+      their thinking lines as they come.)
+    """
+
+    #: the first word of the lines that start and stop the engine's clock
+    CLOCK_STARTS: frozenset[str] = frozenset()
+    CLOCK_STOPS: frozenset[str] = frozenset()
 
     def __init__(self) -> None:
         super().__init__()
         self.tail: deque[str] = deque(maxlen=TAIL_LINES)
+        self.go_at: float | None = None
+        self.answered_at: float | None = None
+        self.on_go: Callable[[], None] | None = None
+        self.scored_line: str | None = None
+        self.info_line: str | None = None
 
-    def line_received(self, line: str) -> None:
+    def arm(self, on_go: Callable[[], None] | None = None) -> None:
+        """Forget the last move's stamps and lines; `on_go` is called when the clock starts."""
+        self.go_at = self.answered_at = None
+        self.scored_line = self.info_line = None
+        self.on_go = on_go
+
+    def send_line(self, line: str) -> None:
+        super().send_line(line)  # type: ignore[misc]
+        if self.go_at is None and line.partition(" ")[0] in self.CLOCK_STARTS:
+            self.go_at = time.monotonic()
+            if self.on_go is not None:
+                self.on_go()
+
+    def _line_received(self, line: str) -> None:
+        if self.go_at is not None and self.answered_at is None:
+            word = line.partition(" ")[0]
+            if word in self.CLOCK_STOPS:
+                self.answered_at = time.monotonic()
+            else:
+                self._thinking(word, line)
         self.tail.append(line)
+        super()._line_received(line)  # type: ignore[misc]
+
+    def _thinking(self, word: str, line: str) -> None:
+        """A line printed while thinking (overridden per protocol)."""
 
     def error_line_received(self, line: str) -> None:
         self.tail.append(f"[stderr] {line}")
 
+    def move_time_ms(self) -> int | None:
+        """The last move's time, from the go line written to the answer read; None when the
+        engine never got a go line or never answered."""
+        if self.go_at is None or self.answered_at is None:
+            return None
+        return round((self.answered_at - self.go_at) * 1000)
 
-class _Uci(_Tail, chess.engine.UciProtocol):
-    """python-chess's UCI protocol, remembering the engine's output."""
+
+class _Uci(_Pipe, chess.engine.UciProtocol):
+    """python-chess's UCI protocol with the runner's stamps, and three savings per move.
+
+    - `position` is built incrementally while a game goes on, instead of from the root;
+    - configured options are not re-checked on every move (they were sent once);
+    - `info` lines are not parsed by python-chess as they arrive (the runner plays with
+      ``INFO_NONE``); only the last one with a score is parsed, once, by `last_info`.
+    """
+
+    CLOCK_STARTS = frozenset({"go"})
+    CLOCK_STOPS = frozenset({"bestmove"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        # the game's board, how many of its moves the engine has been sent, the last one of
+        # them, and the position line that sent them
+        self._sent: tuple[chess.Board, int, chess.Move | None, str] | None = None
+        self._position_line = ""
+
+    def _thinking(self, word: str, line: str) -> None:
+        if word == "info":
+            if " score " in line:
+                self.scored_line = line
+            elif not line.startswith("info string"):
+                self.info_line = line
+
+    def last_info(self, board: chess.Board) -> chess.engine.InfoDict:
+        """The last move's info: its last scored line (else its last info line), parsed
+        against `board`, the position the engine searched."""
+        line = self.scored_line or self.info_line
+        if line is None:
+            return {}
+        return chess.engine._parse_uci_info(line.partition(" ")[2], board)
+
+    def send_line(self, line: str) -> None:
+        if line.startswith("position "):
+            self._position_line = line
+        super().send_line(line)
+
+    def _configure(self, options: chess.engine.ConfigMapping) -> None:
+        if options:  # with none, python-chess re-checks every configured option: all sent
+            super()._configure(options)
+
+    def _position(self, board: chess.Board) -> None:
+        sent, stack = self._sent, board.move_stack
+        if (
+            sent is not None
+            and sent[0] is board
+            and sent[1] <= len(stack)
+            and (sent[1] == 0 or stack[sent[1] - 1] == sent[2])
+        ):
+            line, fresh = sent[3], stack[sent[1] :]
+            if fresh:
+                line += (" moves " if sent[1] == 0 else " ") + " ".join(m.uci() for m in fresh)
+            self.send_line(line)
+            self.board = board.copy(stack=False)
+        else:
+            super()._position(board)
+            line = self._position_line
+            if stack and " moves " not in line:  # python-chess sent no history: start over
+                self._sent = None
+                return
+        self._sent = (board, len(stack), stack[-1] if stack else None, line)
 
 
-class _XBoard(_Tail, chess.engine.XBoardProtocol):
-    """python-chess's XBoard protocol, remembering the engine's output."""
+class _XBoard(_Pipe, chess.engine.XBoardProtocol):
+    """python-chess's XBoard protocol with the runner's stamps.
+
+    python-chess insists on the ``setboard`` feature during the handshake, although only a
+    game that starts from a FEN needs it: `features` answers that check with "declared",
+    and `needs_setboard` then tells the truth.
+    """
+
+    CLOCK_STARTS = frozenset({"go"})
+    CLOCK_STOPS = frozenset({"move", "resign", "1-0", "0-1", "1/2-1/2"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.features = _Features()
+
+    def has_setboard(self) -> bool:
+        return bool(dict.get(self.features, "setboard", 0))
+
+
+class _Features(dict[str, str | int]):
+    """XBoard features; ``setboard`` reads as declared to python-chess's handshake only."""
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if key == "setboard":
+            return 1
+        return super().get(key, default)
 
 
 class Engine:
@@ -77,7 +213,7 @@ class Engine:
     ) -> None:
         self.config = config
         self.transport = transport
-        self.protocol: chess.engine.Protocol = protocol
+        self.protocol: _Uci | _XBoard = protocol
         self.pid: int = transport.get_pid()
 
     @property
@@ -88,8 +224,21 @@ class Engine:
     def alive(self) -> bool:
         return not self.protocol.returncode.done()
 
+    @property
+    def has_setboard(self) -> bool:
+        """Whether the engine can start a game from any position (UCI engines always can)."""
+        return not isinstance(self.protocol, _XBoard) or self.protocol.has_setboard()
+
     def output(self) -> tuple[str, ...]:
-        return tuple(getattr(self.protocol, "tail", ()))
+        return tuple(self.protocol.tail)
+
+    def move_info(
+        self, board: chess.Board, played: chess.engine.PlayResult
+    ) -> chess.engine.InfoDict:
+        """What the engine said about the move it just played from `board`."""
+        if isinstance(self.protocol, _Uci):
+            return self.protocol.last_info(board)
+        return played.info
 
     def fault(self, kind: FaultKind, detail: str) -> EngineFault:
         return EngineFault(self.name, kind, detail, self.output())
@@ -136,6 +285,46 @@ class Engine:
             await engine.close()
             raise
         return engine
+
+    async def new_game(
+        self, key: object, board: chess.Board, opponent: EngineConfig | None = None
+    ) -> None:
+        """Make the engine ready for a new game from `board`'s starting position, before any
+        clock runs: UCI ``ucinewgame`` (and ``UCI_Opponent``, where the engine declares it)
+        then ``isready``; XBoard ``new`` (and ``setboard``) then ``ping``.  A startup fault
+        when the engine is not ready within its `startup_timeout`, or when the game starts
+        from a FEN and an XBoard engine has no ``setboard``.  `key` names the game, as
+        python-chess's ``play(game=...)`` does.
+        """
+        proto, root = self.protocol, board.root()
+        try:
+            async with asyncio.timeout(self.config.startup_timeout):
+                if isinstance(proto, _Uci):
+                    if opponent is not None:
+                        rating = int(opponent.rating or 0) or None
+                        them = chess.engine.Opponent(opponent.name, None, rating, True)
+                        info = proto._opponent_configuration(opponent=them)
+                        if info:
+                            await proto.configure(info)
+                    proto._ucinewgame()
+                    proto.game = key
+                else:
+                    if root != chess.Board() and not proto.has_setboard():
+                        raise self.fault(
+                            "startup",
+                            "the game starts from a FEN and this XBoard engine has no setboard",
+                        )
+                    proto._new(root, key, {}, None)
+                await proto.ping()
+        except TimeoutError:
+            raise self.fault(
+                "startup",
+                f"not ready for a new game within {self.config.startup_timeout:g}s",
+            ) from None
+        except chess.engine.EngineTerminatedError:
+            raise self.fault("crash", "the process died before the game") from None
+        except chess.engine.EngineError as exc:
+            raise self.fault("startup", str(exc) or type(exc).__name__) from None
 
     def check_options(self) -> None:
         """Every configured option must be one the engine declares."""

@@ -2,19 +2,46 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+import chess
+
 from orchestrator.config.model import Config, ConfigError, EngineConfig
+from orchestrator.core.openings import Opening
 from orchestrator.engines.adapter import Engine, EngineFault
 
 
-async def probe(config: Config, engine: EngineConfig) -> Engine:
-    """Start, handshake and configure `engine`; a `ConfigError` naming it when that fails.
+def from_fen(openings: Iterable[Opening | None]) -> str | None:
+    """Why games will need XBoard's ``setboard``: the first opening that starts from a
+    position other than the standard one, or None.
+
+    >>> kpk = Opening("KPK", "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1")
+    >>> from_fen([None, Opening("Ruy Lopez", None, ("e2e4",)), kpk])
+    "opening 'KPK' starts from a FEN"
+    """
+    for opening in openings:
+        if opening is not None and opening.fen not in (None, chess.STARTING_FEN):
+            return f"opening {opening.name!r} starts from a FEN"
+    return None
+
+
+async def probe(config: Config, engine: EngineConfig, fen_reason: str | None = None) -> Engine:
+    """Start, handshake and configure `engine`; a `ConfigError` naming it when that fails,
+    or when `fen_reason` says games start from a FEN and the engine cannot set one up.
 
     The caller closes the returned engine.
     """
     try:
-        return await Engine.start(engine)
+        started = await Engine.start(engine)
     except EngineFault as fault:
         last = f" (last output: {fault.output[-1]!r})" if fault.output else ""
         raise ConfigError(
             f'{config.path}: [[engine]] "{engine.name}": {fault.detail}{last}'
         ) from None
+    if fen_reason is not None and not started.has_setboard:
+        await started.close()
+        raise ConfigError(
+            f'{config.path}: [[engine]] "{engine.name}": this XBoard engine has no setboard, '
+            f"so it can only play games from the standard position ({fen_reason})"
+        )
+    return started

@@ -34,6 +34,7 @@ from orchestrator.engines.adapter import Engine, EngineFault
 from orchestrator.engines.pool import EnginePool
 
 UNTIMED_DEADLINE_S = 60.0  # nodes= and depth= games: how long a move may take at most
+INFO_XBOARD = chess.engine.INFO_SCORE | chess.engine.INFO_PV
 
 OnMove = Callable[[MoveRecord, chess.Board], Awaitable[None]]
 
@@ -141,6 +142,13 @@ class _Game:
         self.adjudicator = Adjudicator(spec.adjudication)
         self.engines: dict[chess.Color, Engine] = {}
         self.tablebase: chess.syzygy.Tablebase | None = None
+        self.key: object = spec.game_key or id(self)
+        # what python-chess parses as it goes: nothing for UCI (the runner parses the last
+        # scored info line once); XBoard engines think aloud only when asked ("post")
+        self.info = {
+            c: chess.engine.INFO_NONE if self.config(c).protocol == "uci" else INFO_XBOARD
+            for c in chess.COLORS
+        }
 
     def config(self, colour: chess.Color) -> EngineConfig:
         return self.spec.white if colour == chess.WHITE else self.spec.black
@@ -197,9 +205,29 @@ class _Game:
                 failed = failed or item
             elif isinstance(item, BaseException):
                 raise item
+        if failed is None:
+            # ucinewgame / new and the wait for the engine to be ready: before any clock runs
+            ready = await asyncio.gather(
+                *(
+                    engine.new_game(self.key, self.board, self._opponent(colour))
+                    for colour, engine in self.engines.items()
+                ),
+                return_exceptions=True,
+            )
+            for outcome in ready:
+                if isinstance(outcome, EngineFault):
+                    failed = failed or outcome
+                elif isinstance(outcome, BaseException):
+                    raise outcome
         if failed is not None:
             colour = chess.WHITE if failed.engine == self.spec.white.name else chess.BLACK
             raise self._fault(failed, colour)
+
+    def _opponent(self, colour: chess.Color) -> EngineConfig | None:
+        """Who the opponent is, for UCI engines (UCI_Opponent, where declared).  XBoard
+        engines get nothing: python-chess would send "computer", which some (Phalanx)
+        reject."""
+        return self.config(not colour) if self.config(colour).protocol == "uci" else None
 
     def _open_tablebases(self) -> None:
         path = self.spec.adjudication.tablebases
@@ -247,8 +275,8 @@ class _Game:
         white, black = self.clocks[chess.WHITE], self.clocks[chess.BLACK]
         mine = self.clocks[colour]
         limit = chess.engine.Limit(
-            white_clock=max(white.remaining_ms, 0) / 1000,
-            black_clock=max(black.remaining_ms, 0) / 1000,
+            white_clock=white.told_ms() / 1000,
+            black_clock=black.told_ms() / 1000,
             white_inc=tc.inc_ms / 1000,
             black_inc=tc.inc_ms / 1000,
             remaining_moves=mine.moves_to_go or None,
@@ -259,18 +287,18 @@ class _Game:
         board = self.board
         colour = board.turn
         engine = self.engines[colour]
+        proto = engine.protocol
         limit, deadline = self._limit(colour)
+        loop = asyncio.get_running_loop()
         started = time.monotonic()
         try:
             # asyncio.timeout, not wait_for: in Python 3.11 wait_for can swallow a
-            # cancellation that arrives as the move does, and the game would play on
-            async with asyncio.timeout(deadline):
-                played = await engine.protocol.play(
-                    board,
-                    limit,
-                    game=self.spec.game_key or id(self),
-                    info=chess.engine.INFO_SCORE,
-                    opponent=self._opponent(colour),
+            # cancellation that arrives as the move does, and the game would play on.
+            # The deadline counts from the moment the go line is written.
+            async with asyncio.timeout(deadline) as timer:
+                proto.arm(lambda: timer.reschedule(loop.time() + deadline))
+                played = await proto.play(
+                    board, limit, game=self.key, info=self.info[colour], opponent=None
                 )
         except TimeoutError:
             engine.kill()
@@ -278,12 +306,15 @@ class _Game:
                 engine.fault("stall", f"no move within {deadline:.1f}s"), colour
             ) from None
         except chess.engine.EngineTerminatedError:
-            code = engine.protocol.returncode
+            code = proto.returncode
             detail = f"exit code {code.result()}" if code.done() else "the process died"
             raise self._fault(engine.fault("crash", detail), colour) from None
         except chess.engine.EngineError as exc:
             raise self._fault(engine.fault("illegal_move", str(exc)), colour) from None
-        used_ms = round((time.monotonic() - started) * 1000)
+        finally:
+            proto.on_go = None
+        measured = proto.move_time_ms()
+        used_ms = measured if measured is not None else round((time.monotonic() - started) * 1000)
         if played.resigned:
             raise _Ended(
                 _lost_by(colour),
@@ -291,12 +322,15 @@ class _Game:
                 f"{_colour_name(not colour)} wins: {engine.name} resigns",
             )
         move = played.move
-        if move is None or not board.is_legal(move):
+        # python-chess parsed the move against this position, and a move it accepts is
+        # legal (push_uci / push_xboard), except the null move "0000"
+        if not move:
             raise self._fault(engine.fault("illegal_move", f"no legal move given ({move})"), colour)
         clock_after = self._charge(colour, used_ms, engine.name)
-        info = played.info
+        info = engine.move_info(board, played)
         pov = info.get("score")
         score = None if pov is None else _score(pov.pov(colour))
+        reported = info.get("time")
         record = MoveRecord(
             uci=move.uci(),
             san=board.san(move),
@@ -306,6 +340,7 @@ class _Game:
             nodes=info.get("nodes"),
             time_ms=used_ms,
             clock_ms=clock_after,
+            reported_ms=None if reported is None else round(reported * 1000),
         )
         fullmove = board.fullmove_number
         zeroing = board.is_zeroing(move)
@@ -324,16 +359,9 @@ class _Game:
         if verdict:
             raise _Ended(verdict.result, "adjudication", verdict.reason)
 
-    def _opponent(self, colour: chess.Color) -> chess.engine.Opponent | None:
-        """Who the opponent is, for UCI engines that declare UCI_Opponent.  XBoard engines
-        get nothing: python-chess would send "computer", which some (Phalanx) reject."""
-        if self.config(colour).protocol != "uci":
-            return None
-        other = self.config(not colour)
-        return chess.engine.Opponent(other.name, None, int(other.rating or 0) or None, True)
-
     def _charge(self, colour: chess.Color, used_ms: int, name: str) -> int | None:
-        """Charge the move's time; a loss on time past the clock and the margin."""
+        """Charge the move's time: a loss on time when it took longer than the time left
+        plus the margin; otherwise the clock after the move (`Clock.after_move`)."""
         tc, margin = self.spec.tc, self.spec.timemargin_ms
         if tc.kind == "movetime":
             if used_ms > tc.limit + margin:
@@ -341,13 +369,16 @@ class _Game:
             return None
         if tc.kind != "clock":
             return None
-        clock = self.clocks[colour].after_move(tc, used_ms)
-        if clock.remaining_ms < -margin:
+        clock = self.clocks[colour]
+        if clock.flags(used_ms, margin):
             raise self._fault_time(
-                colour, name, f"overstepped its clock by {-clock.remaining_ms} ms"
+                colour,
+                name,
+                f"took {used_ms} ms with {clock.remaining_ms} ms left, "
+                f"{used_ms - clock.remaining_ms} ms past its clock",
             )
-        self.clocks[colour] = clock
-        return clock.remaining_ms
+        self.clocks[colour] = clock.after_move(tc, used_ms)
+        return self.clocks[colour].remaining_ms
 
     def _fault_time(self, colour: chess.Color, name: str, detail: str) -> _Ended:
         ended = _flag(self.board, colour, name, f"lost on time ({detail})")

@@ -29,11 +29,16 @@ def to_pgn(record: GameRecord, *, event: str, site: str = "?", round_tag: str = 
     if record.start_fen:
         game.setup(chess.Board(record.start_fen))
     node: chess.pgn.GameNode = game
-    for move in record.moves:
-        node = node.add_variation(chess.Move.from_uci(move.uci), comment=move.comment())
+    last = len(record.moves) - 1
+    for i, move in enumerate(record.moves):
+        comment = move.comment() + (f", {record.reason}" if i == last else "")
+        node = node.add_variation(chess.Move.from_uci(move.uci), comment=comment)
+        if not move.book:
+            # [%clk] and [%emt], as lichess and ChessBase read them
+            if move.clock_ms is not None:
+                node.set_clock(move.clock_ms / 1000)
+            node.set_emt(move.time_ms / 1000)
     if node is game:
         game.comment = record.reason
-    else:
-        node.comment = f"{node.comment}, {record.reason}"
     exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)
     return game.accept(exporter) + "\n"

@@ -219,10 +219,15 @@ class Store:
                 rows,
             )
 
-    async def rounds(self) -> list[RoundRow]:
-        async with self.db.execute("SELECT * FROM games ORDER BY round, number") as cur:
+    async def rounds(self, number: int | None = None) -> list[RoundRow]:
+        """Every round with its games, or only round `number` (a list of at most one)."""
+        where, args = ("WHERE round = ?", (number,)) if number is not None else ("", ())
+        async with self.db.execute(
+            f"SELECT * FROM games {where} ORDER BY round, number", args
+        ) as cur:
             games = [_game(r) async for r in cur]
-        async with self.db.execute("SELECT * FROM rounds ORDER BY number") as cur:
+        where = "WHERE number = ?" if number is not None else ""
+        async with self.db.execute(f"SELECT * FROM rounds {where} ORDER BY number", args) as cur:
             rounds = [r async for r in cur]
         return [
             RoundRow(
@@ -279,10 +284,13 @@ class Store:
         return cast(int, cur.lastrowid)
 
     async def add_move(self, attempt: int, ply: int, move: MoveRecord) -> None:
+        """One move: a single INSERT, committed on its own (one call to SQLite's thread)."""
         score = move.score
-        async with self.transaction():
+        async with self._writing:
             await self.db.execute(
-                "INSERT INTO moves VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO moves (attempt, ply, uci, san, book, score_cp, score_mate, depth, "
+                "seldepth, nodes, time_ms, clock_ms, reported_ms) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     attempt,
                     ply,
@@ -296,6 +304,7 @@ class Store:
                     move.nodes,
                     move.time_ms,
                     move.clock_ms,
+                    move.reported_ms,
                 ),
             )
 

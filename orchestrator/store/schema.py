@@ -68,6 +68,11 @@ MIGRATIONS: list[str] = [
     CREATE INDEX games_status ON games (status);
     CREATE INDEX attempts_game ON attempts (game);
     """,
+    # 2: the search time the engine itself reported for each move (UCI "info time"), beside
+    # the time measured at the pipe, so that a dispute can be settled from the database
+    """
+    ALTER TABLE moves ADD COLUMN reported_ms INTEGER;
+    """,
 ]
 
 VERSION = len(MIGRATIONS)

@@ -13,6 +13,10 @@ move number in the game (1 = its first move).
     --garbage-at N             answer an unparseable move
     --slow-start S             wait S seconds before the handshake
     --delay MS                 think MS milliseconds per move
+    --overstep-at N --overstep-ms MS
+                               at move N, think for the whole clock the engine was told plus
+                               MS milliseconds (UCI wtime/btime; XBoard time)
+    --newgame-delay S          take S seconds over ucinewgame / new (a hash clear)
     --option NAME              declare a spin option (repeatable)
     --ignore-quit              keep running after "quit" (the runner must kill it)
     --spawn-child              start a sleeping child in its process group
@@ -51,6 +55,9 @@ def options() -> argparse.Namespace:
     p.add_argument("--resign-at", type=int, default=0)
     p.add_argument("--slow-start", type=float, default=0.0)
     p.add_argument("--delay", type=int, default=0)
+    p.add_argument("--overstep-at", type=int, default=0)
+    p.add_argument("--overstep-ms", type=int, default=0)
+    p.add_argument("--newgame-delay", type=float, default=0.0)
     p.add_argument("--option", action="append", default=[])
     p.add_argument("--ignore-quit", action="store_true")
     p.add_argument("--spawn-child", action="store_true")
@@ -67,6 +74,7 @@ class Brain:
         self.script = args.moves.split()
         self.scores = [int(x) for x in args.scores.split(",") if x]
         self.opponent = ""
+        self.clock_ms = 0  # the engine's own clock, as last told
 
     @property
     def own_moves(self) -> int:
@@ -99,6 +107,8 @@ class Brain:
                 time.sleep(60)
         if a.delay:
             time.sleep(a.delay / 1000)
+        if a.overstep_at == n:
+            time.sleep((self.clock_ms + a.overstep_ms) / 1000)
         legal = sorted(self.board.legal_moves, key=lambda m: m.uci())
         if a.illegal_at == n:
             return next(
@@ -148,7 +158,7 @@ def uci(args: argparse.Namespace, brain: Brain) -> None:
         elif line.startswith("setoption name UCI_Opponent value"):
             brain.opponent = line.split(" ", 7)[-1] if len(line.split()) >= 8 else ""
         elif line == "ucinewgame":
-            continue  # nothing to reset: every "go" comes after the whole position
+            time.sleep(args.newgame_delay)  # nothing to reset: "go" follows the whole position
         elif line.startswith("position"):
             parts = line.split(" moves ")
             head = parts[0].split()
@@ -158,11 +168,19 @@ def uci(args: argparse.Namespace, brain: Brain) -> None:
             for m in parts[1].split() if len(parts) > 1 else []:
                 brain.board.push_uci(m)
         elif line.startswith("go"):
+            started = time.monotonic()
+            words = line.split()
+            mine = "wtime" if brain.board.turn == chess.WHITE else "btime"
+            if mine in words:
+                brain.clock_ms = int(words[words.index(mine) + 1])
             move = brain.choose()
             kind, value = brain.score()
+            spent = max(1, round((time.monotonic() - started) * 1000))
+            nodes = 1000 * (brain.own_moves + 1)
             say(
                 f"info depth {args.depth} seldepth {args.depth + 2} score {kind} {value} "
-                f"nodes {1000 * (brain.own_moves + 1)} time 1 pv {move}"
+                f"nodes {nodes} nps {nodes * 1000 // spent} tbhits 0 hashfull 1 time {spent} "
+                f"pv {move}"
             )
             say(f"bestmove {move}")
         elif line == "quit":
@@ -181,6 +199,7 @@ def xboard(args: argparse.Namespace, brain: Brain) -> None:
             time.sleep(args.slow_start)
             say(f'feature ping=1 setboard=1 usermove=1 sigint=0 myname="{args.name}" done=1')
         elif cmd == "new":
+            time.sleep(args.newgame_delay)
             brain.board = chess.Board()
         elif cmd == "setboard":
             brain.board = chess.Board(rest)
@@ -190,6 +209,8 @@ def xboard(args: argparse.Namespace, brain: Brain) -> None:
             say(f"pong {rest}")
         elif cmd == "post":
             post = True
+        elif cmd == "time":
+            brain.clock_ms = int(rest) * 10
         elif cmd == "name":
             brain.opponent = rest
         elif cmd == "go":
