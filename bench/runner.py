@@ -1,34 +1,56 @@
-"""The game runner's own cost, and its clock keeping under load.
+"""The runner's clocks and its own cost, with Stockfish (Debian's /usr/games/stockfish).
 
-    .venv/bin/python bench/runner.py overhead [--games 6]
-    .venv/bin/python bench/runner.py timeloss [--games 40] [--concurrency 2] [--tc 10+0.1]
+    .venv/bin/python bench/runner.py cpu [--games 200] [--bare-games 60]
+    .venv/bin/python bench/runner.py timeloss [--games N] [--tc TC]   (default: both tables)
+    .venv/bin/python bench/runner.py latency [--games 8] [--clients 100]
 
-`overhead`: Stockfish against itself at nodes=1 (near-instant moves), played by the runner and
-by a bare python-chess `engine.play` loop over the same engines and positions.  The runner's
-cost per move is the difference in this process's CPU time (the engines' CPU is their own).
-Target: at most 0.3 ms of the runner's CPU per move.
+`cpu`: the daemon's own CPU per move against a bare python-chess `play()` loop, measured in
+one run.  The daemon plays an event of Stockfish at nodes=1000, two games at a time, in this
+process (`orchestrator run`'s own code path, SQLite writes, PGN files and logs included); then
+the bare loop plays Stockfish against itself, two games at a time, through python-chess's
+own `popen_uci` and `play()`.  Engines are separate processes, so this process's CPU time
+(`time.process_time`, every thread) is the runner's alone.  Target: at most 0.15 ms per move
+above the bare loop.
 
-`timeloss`: Stockfish against itself at 10+0.1, two games at once on this 2-core machine;
-every loss on time is counted.  Target: none in 40 games.
+`timeloss`: Stockfish against itself through the runner, two games at a time, every loss on
+time counted: 100 games at 1+0.01 and 40 games at 10+0.1.  Target: none.
+
+`latency`: the time charged to an engine minus the search time it reports itself (the `time`
+of Stockfish's last info line), over every move of a daemon playing two games at a time:
+without web clients, and with `--clients` clients reading the web view of `run --http` all
+along.  Target: p99 at most 5 ms.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
+import os
+import socket
+import sqlite3
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
+import aiohttp
 import chess
 import chess.engine
 
-from orchestrator.config.model import EngineConfig
-from orchestrator.core.adjudication import Adjudication
-from orchestrator.core.openings import Opening
-from orchestrator.core.timecontrol import TimeControl
-from orchestrator.engines.adapter import Engine
-from orchestrator.runner.game import GameSpec, play_game
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from orchestrator.config.model import EngineConfig  # noqa: E402
+from orchestrator.core.adjudication import Adjudication  # noqa: E402
+from orchestrator.core.gamerecord import GameRecord  # noqa: E402
+from orchestrator.core.openings import Opening  # noqa: E402
+from orchestrator.core.timecontrol import TimeControl  # noqa: E402
+from orchestrator.runner.game import GameSpec, play_game  # noqa: E402
 
 STOCKFISH = "/usr/games/stockfish"
 OPENINGS = ["e4 e5", "d4 d5", "c4 e5", "Nf3 d5", "e4 c5", "d4 Nf6", "e4 e6", "e4 c6"]
@@ -38,61 +60,119 @@ def stockfish(name: str) -> EngineConfig:
     return EngineConfig(name=name, command=(STOCKFISH,), options={"Hash": 16, "Threads": 1})
 
 
-async def bare_game(opening: Opening, plies: int) -> int:
-    """python-chess alone, engines started and quit as the runner does: `plies` moves."""
-    white, black = await Engine.start(stockfish("A")), await Engine.start(stockfish("B"))
-    try:
-        board = opening.board()
-        for uci in opening.moves:
-            board.push_uci(uci)
-        limit = chess.engine.Limit(nodes=1)
-        for _ in range(plies):
-            engine = white if board.turn == chess.WHITE else black
-            result = await engine.protocol.play(board, limit, info=chess.engine.INFO_SCORE)
-            assert result.move is not None
-            board.push(result.move)
-    finally:
-        await white.close()
-        await black.close()
-    return plies
+def percentile(values: list[int], p: float) -> float:
+    ordered = sorted(values)
+    return float(ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))])
 
 
-async def overhead(games: int) -> None:
-    """Interleaved: a runner game, then a bare loop over the same opening and move count."""
-    rules = Adjudication(win=None, draw=None, max_moves=60)
-    totals = {"bare python-chess": [0, 0.0, 0.0], "orchestrator runner": [0, 0.0, 0.0]}
-    for i in range(games):
-        opening = Opening.from_san(OPENINGS[i % len(OPENINGS)])
-        spec = GameSpec(
-            stockfish("A"), stockfish("B"), TimeControl.parse("nodes=1"), opening, rules
-        )
-        cpu, wall = time.process_time(), time.perf_counter()
-        record = await play_game(spec)
-        moves = record.plies - len(opening.moves)
-        runner = totals["orchestrator runner"]
-        runner[0] += moves
-        runner[1] += time.process_time() - cpu
-        runner[2] += time.perf_counter() - wall
-        cpu, wall = time.process_time(), time.perf_counter()
-        await bare_game(opening, moves)
-        bare = totals["bare python-chess"]
-        bare[0] += moves
-        bare[1] += time.process_time() - cpu
-        bare[2] += time.perf_counter() - wall
-    print("| loop | games | moves | CPU ms/move (this process) | wall ms/move |")
+def event_toml(folder: Path, players: int, rounds: int, tc: str, concurrency: int = 2) -> Path:
+    """An event of Stockfish copies (near-identical engines) with the bench's openings."""
+    book = folder / "book.pgn"
+    book.write_text("".join(f'[Event "{line}"]\n\n{line} *\n\n' for line in OPENINGS))
+    engines = "".join(
+        f'[[engine]]\nname = "SF-{i:02d}"\ncommand = "{STOCKFISH}"\n'
+        "options = { Hash = 16, Threads = 1 }\n"
+        for i in range(1, players + 1)
+    )
+    path = folder / "bench.toml"
+    path.write_text(
+        f'[tournament]\nname = "Bench"\nrounds = {rounds}\ntc = "{tc}"\n'
+        f'concurrency = {concurrency}\nopenings = "book.pgn"\ntimemargin = 100\n'
+        f'database = "{folder / "bench.sqlite"}"\npgn_dir = "{folder / "pgn"}"\n'
+        f"{engines}"
+    )
+    return path
+
+
+@contextlib.contextmanager
+def quiet_logs() -> Iterator[None]:
+    """The daemon's log lines go to /dev/null (they are still rendered: a real cost)."""
+    from orchestrator.logs import configure
+
+    with Path(os.devnull).open("w") as devnull, contextlib.redirect_stdout(devnull):
+        configure(json=True)
+        yield
+
+
+def moves_in(database: Path) -> list[tuple[int, int | None, int | None]]:
+    """(time_ms, reported_ms, clock_ms) of every engine move of every finished attempt."""
+    with contextlib.closing(sqlite3.connect(database)) as db:
+        return db.execute(
+            "SELECT m.time_ms, m.reported_ms, m.clock_ms FROM moves m "
+            "JOIN attempts a ON a.id = m.attempt WHERE a.status = 'finished' AND m.book = 0"
+        ).fetchall()
+
+
+# cpu ---------------------------------------------------------------------------------------
+
+
+async def bare_games(games: int, concurrency: int) -> int:
+    """python-chess alone: popen_uci, play() at nodes=1000 to the end (or 200 plies), quit."""
+    sem = asyncio.Semaphore(concurrency)
+    total = 0
+
+    async def one(i: int) -> None:
+        nonlocal total
+        async with sem:
+            board = Opening.from_san(OPENINGS[i % len(OPENINGS)]).board()
+            for uci in Opening.from_san(OPENINGS[i % len(OPENINGS)]).moves:
+                board.push_uci(uci)
+            _, white = await chess.engine.popen_uci(STOCKFISH)
+            _, black = await chess.engine.popen_uci(STOCKFISH)
+            try:
+                for engine in (white, black):
+                    await engine.configure({"Hash": 16, "Threads": 1})
+                limit = chess.engine.Limit(nodes=1000)
+                while not board.is_game_over() and board.ply() < 200:
+                    engine = white if board.turn == chess.WHITE else black
+                    result = await engine.play(board, limit, info=chess.engine.INFO_SCORE)
+                    assert result.move is not None
+                    board.push(result.move)
+                    total += 1
+            finally:
+                await white.quit()
+                await black.quit()
+
+    await asyncio.gather(*(one(i) for i in range(games)))
+    return total
+
+
+def cpu(games: int, bare: int) -> None:
+    from orchestrator.cli.daemon import _run
+
+    players = 20
+    rounds = max(1, round(games / (players / 2) / 2))  # double rounds: players games each
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        config = event_toml(folder, players, rounds, "nodes=1000")
+        with quiet_logs():
+            cpu0, wall0 = time.process_time(), time.perf_counter()
+            asyncio.run(_run(config, force=False, drain=False, http=None))
+            daemon_cpu, daemon_wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        daemon_moves = len(moves_in(folder / "bench.sqlite"))
+        with contextlib.closing(sqlite3.connect(folder / "bench.sqlite")) as db:
+            (daemon_games,) = db.execute("SELECT COUNT(*) FROM games").fetchone()
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    bare_moves = asyncio.run(bare_games(bare, 2))
+    bare_cpu, bare_wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    d, b = 1000 * daemon_cpu / daemon_moves, 1000 * bare_cpu / bare_moves
+    print("| loop (Stockfish nodes=1000, 2 at once) | games | moves | CPU ms/move | wall s |")
     print("|---|---:|---:|---:|---:|")
-    per_move = {}
-    for kind, (moves, cpu_s, wall_s) in totals.items():
-        per_move[kind] = (1000 * cpu_s / moves, 1000 * wall_s / moves)
-        print(f"| {kind} | {games} | {moves} | {per_move[kind][0]:.3f} | {per_move[kind][1]:.3f} |")
-    (bc, bw), (rc, rw) = per_move["bare python-chess"], per_move["orchestrator runner"]
-    print(f"| runner's own cost | | | {rc - bc:.3f} | {rw - bw:.3f} |")
+    print(f"| bare python-chess play() | {bare} | {bare_moves} | {b:.3f} | {bare_wall:.0f} |")
+    print(
+        f"| orchestrator run (daemon) | {daemon_games} | {daemon_moves} | {d:.3f} "
+        f"| {daemon_wall:.0f} |"
+    )
+    print(f"| daemon minus bare loop | | | {d - b:+.3f} | |")
 
 
-async def timeloss(games: int, concurrency: int, tc: str) -> None:
+# timeloss -----------------------------------------------------------------------------------
+
+
+async def play_many(games: int, concurrency: int, tc: str) -> tuple[list[GameRecord], float]:
     rules = Adjudication()  # TCEC adjudication, as events play
     sem = asyncio.Semaphore(concurrency)
-    records = []
+    records: list[GameRecord] = []
 
     async def one(i: int) -> None:
         async with sem:
@@ -101,38 +181,133 @@ async def timeloss(games: int, concurrency: int, tc: str) -> None:
             spec = GameSpec(white, black, TimeControl.parse(tc), opening, rules, timemargin_ms=100)
             records.append(await play_game(spec))
 
-    started = time.perf_counter()
+    cpu0 = time.process_time()
     await asyncio.gather(*(one(i) for i in range(games)))
-    elapsed = time.perf_counter() - started
-    forfeits = [r for r in records if r.termination == "time forfeit"]
-    faults = [r for r in records if r.fault is not None]
-    clocks = [m.clock_ms for r in records for m in r.moves if m.clock_ms is not None]
+    return records, time.process_time() - cpu0
+
+
+def timeloss(runs: list[tuple[int, str]], concurrency: int) -> None:
     print(
         "| games | at once | tc | losses on time | faults | min clock left ms "
-        "| median plies | minutes |"
+        "| runner CPU ms/move | median plies | minutes |"
     )
-    print("|---:|---:|---|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+    notes = []
+    for games, tc in runs:
+        started = time.perf_counter()
+        records, cpu_s = asyncio.run(play_many(games, concurrency, tc))
+        elapsed = time.perf_counter() - started
+        forfeits = [r for r in records if r.termination == "time forfeit"]
+        faults = [r for r in records if r.fault is not None]
+        clocks = [m.clock_ms for r in records for m in r.moves if m.clock_ms is not None]
+        moves = sum(1 for r in records for m in r.moves if not m.book)
+        print(
+            f"| {len(records)} | {concurrency} | {tc} | {len(forfeits)} | {len(faults)} "
+            f"| {min(clocks)} | {1000 * cpu_s / moves:.3f} "
+            f"| {statistics.median(r.plies for r in records):.0f} | {elapsed / 60:.1f} |"
+        )
+        notes += [f"  {r.white}-{r.black}: {r.reason}" for r in forfeits + faults]
+    print("\n".join(notes))
+
+
+# latency ------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def web_clients(url: str, clients: int, stop: asyncio.Event) -> int:
+    """`clients` readers, each fetching the overview and a game's JSON in a loop."""
+    count = 0
+    paths = ["/", "/api/overview", "/api/games/1", "/api/games/2", "/standings"]
+
+    async def one(i: int, session: aiohttp.ClientSession) -> None:
+        nonlocal count
+        n = i
+        while not stop.is_set():
+            with contextlib.suppress(aiohttp.ClientError, TimeoutError):
+                async with session.get(url + paths[n % len(paths)]) as response:
+                    await response.read()
+                    count += 1
+            n += 1
+            await asyncio.sleep(0.05)
+
+    timeout = aiohttp.ClientTimeout(total=10)
+    connector = aiohttp.TCPConnector(limit=clients)
+    async with aiohttp.ClientSession(timeout=timeout, connector=connector) as session:
+        await asyncio.gather(*(one(i, session) for i in range(clients)))
+    return count
+
+
+async def run_event(config: Path, clients: int) -> int:
+    """`orchestrator run` as a subprocess (with --http when there are clients)."""
+    port = free_port()
+    command = [sys.executable, "-m", "orchestrator", "run", str(config)]
+    if clients:
+        command += ["--http", f"127.0.0.1:{port}"]
+    proc = await asyncio.create_subprocess_exec(
+        *command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    stop = asyncio.Event()
+    readers = None
+    if clients:
+        await asyncio.sleep(3)  # the daemon probes its engines first
+        readers = asyncio.create_task(web_clients(f"http://127.0.0.1:{port}", clients, stop))
+    await proc.wait()
+    stop.set()
+    requests = await readers if readers else 0
+    if proc.returncode != 0:
+        raise SystemExit(f"the daemon failed: {(await proc.stderr.read()).decode()[-500:]}")  # type: ignore[union-attr]
+    return requests
+
+
+def latency(games: int, clients: int, tc: str) -> None:
     print(
-        f"| {len(records)} | {concurrency} | {tc} | {len(forfeits)} | {len(faults)} "
-        f"| {min(clocks)} | {statistics.median(r.plies for r in records):.0f} "
-        f"| {elapsed / 60:.1f} |"
+        "| daemon, 2 games at once | moves | requests served | charged - reported ms: "
+        "p50 | p99 | max | losses on time |"
     )
-    for r in forfeits + faults:
-        print(f"  {r.white}-{r.black}: {r.reason}")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for readers in (0, clients):
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            # 4 players, one double round per 4 games
+            config = event_toml(folder, 4, max(1, games // 4), tc)
+            requests = asyncio.run(run_event(config, readers))
+            moves = moves_in(folder / "bench.sqlite")
+            with contextlib.closing(sqlite3.connect(folder / "bench.sqlite")) as db:
+                (forfeits,) = db.execute(
+                    "SELECT COUNT(*) FROM games WHERE termination = 'time forfeit'"
+                ).fetchone()
+        gaps = [t - r for t, r, _ in moves if r is not None]
+        label = f"{readers} web clients on run --http" if readers else "no web clients"
+        print(
+            f"| {label} | {len(gaps)} | {requests} | {percentile(gaps, 50):.0f} "
+            f"| {percentile(gaps, 99):.0f} | {max(gaps)} | {forfeits} |"
+        )
 
 
 def main() -> None:
     logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=["overhead", "timeloss"])
+    parser.add_argument("part", choices=["cpu", "timeloss", "latency"])
     parser.add_argument("--games", type=int, default=None)
+    parser.add_argument("--bare-games", type=int, default=60)
     parser.add_argument("--concurrency", type=int, default=2)
-    parser.add_argument("--tc", default="10+0.1")
+    parser.add_argument("--clients", type=int, default=100)
+    parser.add_argument("--tc", default=None)
     args = parser.parse_args()
-    if args.part == "overhead":
-        asyncio.run(overhead(args.games or 16))
+    if args.part == "cpu":
+        cpu(args.games or 200, args.bare_games)
+    elif args.part == "timeloss":
+        runs = [(100, "1+0.01"), (40, "10+0.1")]
+        if args.tc or args.games:
+            runs = [(args.games or 40, args.tc or "10+0.1")]
+        timeloss(runs, args.concurrency)
     else:
-        asyncio.run(timeloss(args.games or 40, args.concurrency, args.tc))
+        latency(args.games or 8, args.clients, args.tc or "5+0.05")
 
 
 if __name__ == "__main__":

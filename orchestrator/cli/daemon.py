@@ -16,12 +16,11 @@ from orchestrator.config.model import Config, ConfigError
 from orchestrator.core.openings import Opening, OpeningError, parse_suite
 from orchestrator.daemon.run import Daemon
 from orchestrator.daemon.settings import changes, event_settings
-from orchestrator.daemon.system import AlreadyRunning, DatabaseLock
+from orchestrator.daemon.system import AlreadyRunning, DatabaseLock, WebProcess
 from orchestrator.engines.adapter import Engine
 from orchestrator.engines.probe import from_fen, probe
 from orchestrator.logs import configure
 from orchestrator.store.database import Store, StoreError
-from orchestrator.web.app import start as start_web
 
 ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="engines.toml")]
 
@@ -106,12 +105,16 @@ async def _run(config_path: Path, force: bool, drain: bool, http: str | None) ->
             site = None
             if http:
                 host, port = parse_address(http)
-                site = await start_web(config.tournament.database, host, port)
+                try:
+                    site = WebProcess(config.tournament.database, host, port)
+                except OSError as exc:
+                    raise fail(f"--http: cannot listen on {http}: {exc.strerror}") from None
+                site.start()
             try:
                 await daemon.run(resumed=stored is not None)
             finally:
                 if site is not None:
-                    await site.cleanup()
+                    await asyncio.to_thread(site.stop)
         finally:
             await store.close()
     finally:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import socket
 from pathlib import Path
 from typing import Annotated
 
@@ -9,6 +11,7 @@ import typer
 from aiohttp import web
 
 from orchestrator.cli.app import app, fail, user_errors
+from orchestrator.daemon.system import WebProcess, become_web_child
 from orchestrator.web.app import make_app
 
 
@@ -28,8 +31,22 @@ def serve(
         str, typer.Option(help="Address to bind (loopback unless told).")
     ] = "127.0.0.1",
     port: Annotated[int, typer.Option(min=1, max=65535)] = 8080,
+    fd: Annotated[
+        int | None, typer.Option(hidden=True, help="Serve on this listening socket.")
+    ] = None,
+    parent: Annotated[
+        int | None, typer.Option(hidden=True, help="The daemon that started this server.")
+    ] = None,
 ) -> None:
     """Serve the web view of DB: overview, standings, crosstable, games, PGN downloads."""
     if not db.is_file():
         raise fail(f"{db}: no such database")
+    if parent is not None:
+        become_web_child(parent)
+    else:
+        os.nice(WebProcess.NICE)  # beside a daemon, engines and their clocks come first
+    if fd is not None:  # `run --http`: the daemon bound the socket
+        listening = socket.socket(fileno=fd)
+        web.run_app(make_app(db), sock=listening, print=None, access_log=None)
+        return
     web.run_app(make_app(db), host=host, port=port, print=None, access_log=None)

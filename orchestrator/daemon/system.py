@@ -6,8 +6,12 @@ import contextlib
 import fcntl
 import os
 import socket
+import subprocess
+import sys
 from pathlib import Path
 from typing import IO
+
+from orchestrator.engines.adapter import die_with_parent
 
 
 class AlreadyRunning(RuntimeError):
@@ -69,3 +73,48 @@ def watchdog_interval() -> float | None:
     if not usec or (pid and int(pid) != os.getpid()):
         return None
     return int(usec) / 2_000_000
+
+
+class WebProcess:
+    """The web view of `run --http`, served by a process of its own (`orchestrator serve`).
+
+    It never shares an event loop, or the GIL, with the clocks of running games, and it runs
+    at a lower CPU priority (nice 10) than the daemon and the engines.  The daemon binds the
+    socket itself, so a bad address fails before the event starts, and hands it over; the
+    server dies with the daemon (parent-death signal), and `stop` ends it.
+    """
+
+    NICE = 10
+
+    def __init__(self, database: Path, host: str, port: int) -> None:
+        self.database = database
+        self.socket = socket.create_server((host, port), reuse_port=False)
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        fd = self.socket.fileno()
+        command = [sys.executable, "-m", "orchestrator", "serve", "--db", str(self.database)]
+        self.process = subprocess.Popen(
+            [*command, "--fd", str(fd), "--parent", str(os.getpid())],
+            pass_fds=(fd,),
+            stdin=subprocess.DEVNULL,
+        )
+        self.socket.close()  # the child has it
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def become_web_child(parent: int) -> None:
+    """In `serve --parent PID`: die with the daemon, and yield the CPU to it and its engines."""
+    die_with_parent()
+    if os.getppid() != parent:  # the daemon died before the death signal was armed
+        raise SystemExit(0)
+    os.nice(WebProcess.NICE)

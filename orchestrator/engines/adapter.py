@@ -35,7 +35,7 @@ TAIL_LINES = 12
 _PR_SET_PDEATHSIG = 1
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
+def die_with_parent() -> None:  # pragma: no cover - runs in the child before exec
     """Linux: the kernel kills the engine if the daemon dies, even by SIGKILL."""
     if sys.platform == "linux":
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -253,7 +253,7 @@ class Engine:
                 setpgrp=True,
                 cwd=str(config.workdir) if config.workdir else None,
                 stderr=subprocess.PIPE,
-                preexec_fn=_die_with_parent,
+                preexec_fn=die_with_parent,
             )
         except OSError as exc:
             raise EngineFault(

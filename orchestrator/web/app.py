@@ -267,11 +267,3 @@ def make_app(db: Path) -> web.Application:
     for path, handler in routes:
         app.router.add_get(path, handler)
     return app
-
-
-async def start(db: Path, host: str, port: int) -> web.AppRunner:
-    """Serve from the running event loop (the daemon's `--http`); the caller cleans up."""
-    runner = web.AppRunner(make_app(db), access_log=None)
-    await runner.setup()
-    await web.TCPSite(runner, host, port).start()
-    return runner
