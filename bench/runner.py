@@ -50,7 +50,7 @@ from orchestrator.core.adjudication import Adjudication  # noqa: E402
 from orchestrator.core.gamerecord import GameRecord  # noqa: E402
 from orchestrator.core.openings import Opening  # noqa: E402
 from orchestrator.core.timecontrol import TimeControl  # noqa: E402
-from orchestrator.runner.game import GameSpec, play_game  # noqa: E402
+from orchestrator.game.game import GameSpec, play_game  # noqa: E402
 
 STOCKFISH = "/usr/games/stockfish"
 OPENINGS = ["e4 e5", "d4 d5", "c4 e5", "Nf3 d5", "e4 c5", "d4 Nf6", "e4 e6", "e4 c6"]

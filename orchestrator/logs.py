@@ -26,6 +26,3 @@ def configure(*, json: bool | None = None, level: int = logging.INFO) -> None:
         logger_factory=structlog.PrintLoggerFactory(sys.stdout),
         cache_logger_on_first_use=False,
     )
-
-
-log = structlog.get_logger()

@@ -9,7 +9,7 @@ from orchestrator.core.adjudication import (
     WinRule,
     tablebase_verdict,
 )
-from orchestrator.core.gamerecord import Score
+from orchestrator.core.gamerecord import Cp, Mate
 
 
 def feed(adj: Adjudicator, plies: list[tuple[int | None, bool]], fullmove: int = 40) -> list[str]:
@@ -18,7 +18,7 @@ def feed(adj: Adjudicator, plies: list[tuple[int | None, bool]], fullmove: int =
     for i, (cp, zeroing) in enumerate(plies):
         v = adj.after_ply(
             white_moved=i % 2 == 0,
-            score=None if cp is None else Score(cp=cp),
+            score=None if cp is None else Cp(cp),
             fullmove=fullmove + i // 2,
             zeroing=zeroing,
             moves_played=fullmove + i // 2,
@@ -45,10 +45,10 @@ def test_win_needs_both_sides_to_agree_for_the_whole_window() -> None:
 def test_mate_scores_count_for_the_win_rule() -> None:
     adj = Adjudicator(Adjudication(win=WinRule(plies=2, score=10.0), draw=None))
     v1 = adj.after_ply(
-        white_moved=True, score=Score(mate=-5), fullmove=30, zeroing=False, moves_played=29
+        white_moved=True, score=Mate(-5), fullmove=30, zeroing=False, moves_played=29
     )
     v2 = adj.after_ply(
-        white_moved=False, score=Score(mate=4), fullmove=30, zeroing=False, moves_played=30
+        white_moved=False, score=Mate(4), fullmove=30, zeroing=False, moves_played=30
     )
     assert v1 is None and v2 is not None and v2.result == "0-1"
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.config.event import initial_tournament
 from orchestrator.config.load import check_files, load
 from orchestrator.config.model import ConfigError
+from orchestrator.event.state import seeded_players
 from tests.conftest import ROOT
 
 MINIMAL = """
@@ -31,8 +31,7 @@ def write(tmp_path: Path, text: str) -> Path:
 def test_bundled_config_loads_and_seeds_by_group() -> None:
     config = load(ROOT / "engines.toml")
     assert len(config.engines) >= 8
-    t = initial_tournament(config)
-    by_seed = [p.name for p in t.by_seed()]
+    by_seed = [p.name for p in seeded_players(config)]
     # two groups by rating: the strongest of each group take seeds 1 and 2
     assert by_seed[:3] == ["Stockfish", "Phalanx", "Ethereal"]
 
@@ -44,7 +43,7 @@ def test_defaults(tmp_path: Path) -> None:
     assert t.tiebreaks == ("sb", "wins", "direct")
     assert t.database == tmp_path / "tournament.sqlite"
     assert config.engines[1].command == ("/bin/true", "--flag")
-    assert config.rounds() == 1
+    assert config.total_rounds() == 1
     assert config.adjudication.win is not None and config.adjudication.win.plies == 10
     check_files(config)
 

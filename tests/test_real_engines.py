@@ -20,8 +20,8 @@ from orchestrator.config.model import EngineConfig
 from orchestrator.core.adjudication import Adjudication, DrawRule, WinRule
 from orchestrator.core.openings import Opening
 from orchestrator.core.timecontrol import TimeControl
-from orchestrator.runner.game import GameSpec, play_game
-from orchestrator.runner.pgn import to_pgn
+from orchestrator.game.game import GameSpec, play_game
+from orchestrator.game.pgn import to_pgn
 from tests.conftest import ROOT, descendants
 
 UCI = {

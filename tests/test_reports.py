@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from orchestrator.core.model import Game, Player, Round, Tournament
-from orchestrator.reports import crosstable, standings_data, standings_table
+from orchestrator.event.export import crosstable, standings_data, standings_table
 
 
 def event() -> Tournament:

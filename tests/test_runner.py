@@ -17,8 +17,8 @@ from orchestrator.core.gamerecord import GameRecord
 from orchestrator.core.openings import Opening
 from orchestrator.core.timecontrol import TimeControl
 from orchestrator.engines.pool import EnginePool
-from orchestrator.runner.game import GameSpec, play_game
-from orchestrator.runner.pgn import to_pgn
+from orchestrator.game.game import GameSpec, play_game
+from orchestrator.game.pgn import to_pgn
 from tests.conftest import descendants, process_alive, scripted
 
 NO_ADJUDICATION = Adjudication(win=None, draw=None)
@@ -167,7 +167,7 @@ async def test_crash() -> None:
     assert (r.result, r.termination) == ("0-1", "abandoned")
     assert r.fault is not None and (r.fault.engine, r.fault.kind) == ("W", "crash")
     assert "exit code 3" in r.fault.detail
-    assert any("bestmove" in line for line in r.fault.last_output)
+    assert any("bestmove" in line for line in r.fault.output)
 
 
 async def test_illegal_move() -> None:
@@ -181,7 +181,7 @@ async def test_unparseable_output() -> None:
     r = await play(scripted("W", "--garbage-at", "1"), scripted("B"))
     assert (r.result, r.termination) == ("0-1", "rules infraction")
     assert r.fault is not None and "zz99" in r.fault.detail
-    assert any("zz99" in line for line in r.fault.last_output)
+    assert any("zz99" in line for line in r.fault.output)
 
 
 async def test_slow_start_and_missing_binary() -> None:
@@ -247,8 +247,8 @@ async def test_record_has_scores_depths_and_clocks() -> None:
         adjudication=Adjudication(None, None, max_moves=2),
     )
     first, second = r.moves[0], r.moves[1]
-    assert (first.score and first.score.cp, first.depth, first.seldepth) == (35, 20, 22)
-    assert second.score is not None and second.score.mate == -3
+    assert (first.score and first.score.score(), first.depth, first.seldepth) == (35, 20, 22)
+    assert second.score is not None and second.score.mate() == -3
     assert first.clock_ms is not None and 9_000 < first.clock_ms <= 10_100
     assert first.comment().startswith("+0.35/20 ")
     assert second.comment().startswith("-M3/5 ")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import sqlite3
 import zipfile
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -60,6 +61,38 @@ async def test_svg(client: TestClient[object, object], path: str) -> None:
     assert r.status == 200 and r.content_type == "image/svg+xml"
     text = await r.text()
     assert text.startswith("<svg") and EVIL not in text
+
+
+async def test_api_values_equal_the_database(
+    client: TestClient[object, object], event: Path
+) -> None:
+    """Read the database with sqlite3 itself, not through the code the API shares."""
+    with sqlite3.connect(event / "event.sqlite") as db:
+        games = db.execute(
+            "SELECT id, number, white, black, status, result, termination, plies FROM games "
+            "WHERE round = 2 ORDER BY number"
+        ).fetchall()
+        results = db.execute("SELECT white, black, result FROM games").fetchall()
+        byes = db.execute("SELECT bye FROM rounds WHERE bye IS NOT NULL").fetchall()
+        moves = db.execute(
+            "SELECT san, clock_ms, time_ms FROM moves WHERE attempt = "
+            "(SELECT MAX(id) FROM attempts WHERE game = 3) AND book = 0 ORDER BY ply"
+        ).fetchall()
+    api_round = await (await client.get("/api/rounds/2")).json()
+    keys = ("id", "number", "white", "black", "status", "result", "termination", "plies")
+    assert [tuple(g[k] for k in keys) for g in api_round["games"]] == games
+    points: dict[str, float] = {}
+    for white, black, result in results:
+        w = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[result]
+        points[white] = points.get(white, 0.0) + w
+        points[black] = points.get(black, 0.0) + 1 - w
+    for (bye,) in byes:
+        points[bye] += 2  # a double round: a win for each game
+    standings = (await (await client.get("/api/standings")).json())["standings"]
+    assert {line["name"]: line["score"] for line in standings} == points
+    game = await (await client.get("/api/games/3")).json()
+    listed = [(m["san"], m["clock_ms"], m["time_ms"]) for m in game["moves"] if not m["book"]]
+    assert listed == moves and moves
 
 
 async def test_api_has_the_cli_json_shapes(client: TestClient[object, object], event: Path) -> None:

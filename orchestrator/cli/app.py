@@ -9,9 +9,7 @@ from typing import ParamSpec, TypeVar
 
 import typer
 
-from orchestrator.config.model import ConfigError
-from orchestrator.core.model import StateError
-from orchestrator.core.timecontrol import TimeControlError
+from orchestrator.core.errors import OrchestratorError
 
 app = typer.Typer(
     name="orchestrator",
@@ -32,9 +30,6 @@ def _every_command() -> None:
 P = ParamSpec("P")
 R = TypeVar("R")
 
-#: errors a person can act on: one line on stderr and exit code 2
-USER_ERRORS: tuple[type[Exception], ...] = (ConfigError, StateError, TimeControlError)
-
 
 def fail(message: str, code: int = 2) -> typer.Exit:
     typer.echo(f"orchestrator: error: {message}", err=True)
@@ -42,13 +37,14 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 
 def user_errors(func: Callable[P, R]) -> Callable[P, R]:
-    """Turn the errors a person can act on into one clear line and exit code 2."""
+    """The one place where the errors a person can act on (`OrchestratorError`) become one
+    clear line on stderr and their exit code (2)."""
 
     @wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return func(*args, **kwargs)
-        except USER_ERRORS as exc:
-            raise fail(str(exc)) from None
+        except OrchestratorError as exc:
+            raise fail(str(exc), exc.exit_code) from None
 
     return wrapper

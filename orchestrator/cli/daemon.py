@@ -10,40 +10,26 @@ import typer
 
 from orchestrator.cli.app import app, fail, user_errors
 from orchestrator.cli.web import parse_address
-from orchestrator.config.event import initial_tournament
-from orchestrator.config.load import check_files, load
-from orchestrator.config.model import Config, ConfigError
-from orchestrator.core.openings import Opening, OpeningError, parse_suite
-from orchestrator.daemon.run import Daemon
-from orchestrator.daemon.settings import changes, event_settings
-from orchestrator.daemon.system import AlreadyRunning, DatabaseLock, WebProcess
+from orchestrator.config.load import check_files, load, read_openings
+from orchestrator.config.model import Config
+from orchestrator.core.errors import OrchestratorError
+from orchestrator.core.openings import Opening
+from orchestrator.daemon.loop import Daemon
+from orchestrator.daemon.system import DatabaseLock, WebProcess
 from orchestrator.engines.adapter import Engine
 from orchestrator.engines.probe import from_fen, probe
+from orchestrator.event.open import open_event
 from orchestrator.logs import configure
-from orchestrator.store.database import Store, StoreError
+from orchestrator.store.database import Store
 
 ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="engines.toml")]
-
-
-def load_openings(config: Config) -> list[Opening] | None:
-    path = config.tournament.openings
-    if path is None:
-        return None
-    try:
-        return parse_suite(path.read_text(encoding="utf-8"), str(path))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(
-            f"{config.path}: [tournament] openings: cannot read {path}: {exc}"
-        ) from None
-    except OpeningError as exc:
-        raise ConfigError(f"{config.path}: [tournament] openings: {exc}") from None
 
 
 async def validate(config_path: Path, start_engines: bool) -> tuple[Config, list[Opening] | None]:
     """Everything that can be checked before the database is touched."""
     config = load(config_path)
     check_files(config)
-    openings = load_openings(config)
+    openings = read_openings(config)
     if start_engines:
         fen_reason = from_fen(openings or ())
         started = await asyncio.gather(
@@ -71,37 +57,12 @@ def check(config: ConfigArg) -> None:
 async def _run(config_path: Path, force: bool, drain: bool, http: str | None) -> int:
     config, openings = await validate(config_path, start_engines=True)
     lock = DatabaseLock(config.tournament.database)
+    lock.acquire()
     try:
-        lock.acquire()
-    except AlreadyRunning as exc:
-        raise fail(str(exc)) from None
-    try:
+        store = await Store.open(config.tournament.database)
         try:
-            store = await Store.open(config.tournament.database)
-        except StoreError as exc:
-            raise fail(str(exc)) from None
-        try:
-            settings = event_settings(config)
-            stored = await store.event()
-            if stored is None:
-                await store.create_event(
-                    config.tournament.name, settings, list(initial_tournament(config).players)
-                )
-            else:
-                locked, forced = changes(stored[1], settings)
-                if locked:
-                    raise fail(
-                        f"{config_path}: the stored event was made with other {', '.join(locked)}; "
-                        "they cannot change (start a new database)"
-                    )
-                if forced and not force:
-                    raise fail(
-                        f"{config_path}: {', '.join(forced)} differ from the stored event; "
-                        "resume with --force to accept changes that only affect games still to play"
-                    )
-                if forced or stored[1] != settings:
-                    await store.update_settings(settings)
-            daemon = Daemon(config, store, openings, drain=drain)
+            event = await open_event(config, store, force=force)
+            daemon = Daemon(config, event, store, openings, drain=drain)
             site = None
             if http:
                 host, port = parse_address(http)
@@ -111,7 +72,7 @@ async def _run(config_path: Path, force: bool, drain: bool, http: str | None) ->
                     raise fail(f"--http: cannot listen on {http}: {exc.strerror}") from None
                 site.start()
             try:
-                await daemon.run(resumed=stored is not None)
+                await daemon.run()
             finally:
                 if site is not None:
                     await asyncio.to_thread(site.stop)
@@ -138,7 +99,7 @@ def run(
     configure()
     try:
         code = asyncio.run(_run(config, force, drain, http))
-    except (typer.Exit, ConfigError):
+    except (typer.Exit, OrchestratorError):
         raise
     except Exception as exc:  # the event failed while running: one line, exit 1
         raise fail(f"the event failed: {type(exc).__name__}: {exc}", code=1) from None

@@ -12,15 +12,16 @@ from typing import Annotated
 import typer
 
 from orchestrator.cli.app import app, fail, user_errors
-from orchestrator.config.event import initial_tournament
 from orchestrator.config.load import load
+from orchestrator.config.model import Config
 from orchestrator.core import state_json
 from orchestrator.core.model import Player, StateError, Tournament
-from orchestrator.core.pairing import pair_next
+from orchestrator.core.pairing import default_rounds, pair_next
 from orchestrator.core.roundrobin import total_rounds
 from orchestrator.core.simulation import simulate as run_simulation
 from orchestrator.core.standings import TCEC_ORDER, Tiebreak
-from orchestrator.reports import standings_table
+from orchestrator.event.export import standings_table
+from orchestrator.event.state import seeded_players
 
 
 def read_state(source: str) -> Tournament:
@@ -48,9 +49,9 @@ def pair(
     state: Annotated[str, typer.Argument(help="Tournament-state JSON file, or - for stdin.")],
 ) -> None:
     """Print the next round of a tournament state as JSON (SPEC.md section 2)."""
-    t = read_state(state)
+    current = read_state(state)
     try:
-        pairing = pair_next(t)
+        pairing = pair_next(current)
     except ValueError as exc:  # e.g. a finished round robin
         raise fail(f"{state}: {exc}") from None
     typer.echo(json.dumps(state_json.encode_pairing(pairing)))
@@ -96,33 +97,39 @@ def simulate(
         raise fail("give exactly one of --players N or --from STATE_OR_CONFIG")
     ratings: dict[str, float] = {}
     order: tuple[Tiebreak, ...] = TCEC_ORDER
+    config: Config | None = None
     if source is not None and source.suffix == ".toml":
         config = load(source)
-        start = initial_tournament(config)
+        settings = config.tournament
+        start = Tournament(
+            seeded_players(config),
+            format=settings.format,
+            schedule=settings.schedule,
+            system=settings.system,
+            cycles=settings.cycles,
+        )
         ratings = {e.name: e.rating for e in config.engines if e.rating is not None}
-        order = config.tournament.tiebreaks
-        default_rounds = config.rounds()
+        order = settings.tiebreaks
     elif source is not None:
         start = read_state(str(source))
-        default_rounds = max(len(start.rounds), len(start.players) // 2)
     else:
         assert players is not None
         width = len(str(players))
         start = Tournament(tuple(Player(f"P{i:0{width}d}", i) for i in range(1, players + 1)))
-        default_rounds = max(1, players // 2)
     start = replace(
         start,
         format=fmt.value if fmt else start.format,
         schedule=schedule.value if schedule else start.schedule,
         system=system.value if system else start.system,
     )
-    total = rounds or default_rounds
-    if start.system == "round-robin":
-        most = total_rounds(len(start.players), start.cycles)
-        if rounds is None:
-            total = most
-        elif total > most:
-            raise fail(f"a round robin of {len(start.players)} players has only {most} rounds")
+    size = len(start.players)
+    if config is not None and system is None:
+        default = config.total_rounds()
+    else:
+        default = max(len(start.rounds), default_rounds(start.system, size, start.cycles))
+    total = rounds or default
+    if start.system == "round-robin" and total > (most := total_rounds(size, start.cycles)):
+        raise fail(f"a round robin of {size} players has only {most} rounds")
     if total < len(start.rounds):
         raise fail(f"--rounds {total} is fewer than the {len(start.rounds)} rounds already played")
     sim = run_simulation(
@@ -135,11 +142,11 @@ def simulate(
             out["rounds"][played + i]["dropped_rounds"] = dropped
         typer.echo(json.dumps(out, indent=1))
         return
-    t = sim.tournament
+    final = sim.tournament
     typer.echo(
-        f"{len(t.players)} players, {len(t.rounds)} rounds, {t.system}, {t.format}"
-        + (f" ({t.schedule})" if t.format == "double" else "")
-        + f", {sum(len(r.games) for r in t.rounds)} games, seed {seed}"
+        f"{len(final.players)} players, {len(final.rounds)} rounds, {final.system}, {final.format}"
+        + (f" ({final.schedule})" if final.format == "double" else "")
+        + f", {sum(len(r.games) for r in final.rounds)} games, seed {seed}"
     )
     first = sim.first_removal
     typer.echo(
@@ -152,4 +159,4 @@ def simulate(
         )
     )
     typer.echo("")
-    typer.echo(standings_table(t, order), nl=False)
+    typer.echo(standings_table(final, order), nl=False)

@@ -14,8 +14,8 @@ from orchestrator.config.model import Config
 from orchestrator.core.openings import Opening, OpeningError
 from orchestrator.core.timecontrol import TimeControl
 from orchestrator.engines.probe import from_fen, probe
-from orchestrator.runner.game import GameSpec, play_game
-from orchestrator.runner.pgn import to_pgn
+from orchestrator.game.game import GameSpec, play_game
+from orchestrator.game.pgn import to_pgn
 
 
 async def _play(config: Config, spec: GameSpec) -> str:
@@ -23,8 +23,8 @@ async def _play(config: Config, spec: GameSpec) -> str:
     for engine in {spec.white.name: spec.white, spec.black.name: spec.black}.values():
         await (await probe(config, engine, fen_reason)).close()
     record = await play_game(spec)
-    t = config.tournament
-    return to_pgn(record, event=t.name, site=t.site)
+    section = config.tournament
+    return to_pgn(record, event=section.name, site=section.site)
 
 
 @app.command()

@@ -12,10 +12,15 @@ import typer
 
 from orchestrator.cli.app import app, fail, user_errors
 from orchestrator.config.load import load
-from orchestrator.daemon.outputs import event_pgn, round_pgn
-from orchestrator.reports import crosstable, standings_table
-from orchestrator.store.database import StoreError
-from orchestrator.views import EventView, load_view, overview_json, round_json, standings_json
+from orchestrator.event.export import crosstable, event_pgn, round_pgn, standings_table
+from orchestrator.event.read import (
+    EventView,
+    load_view,
+    overview_json,
+    reading,
+    round_json,
+    standings_json,
+)
 
 DbOpt = Annotated[Path | None, typer.Option("--db", help="The event's SQLite database.")]
 ConfigOpt = Annotated[Path, typer.Option("--config", "-c", help="Config whose database to read.")]
@@ -27,15 +32,7 @@ def database(db: Path | None, config: Path) -> Path:
 
 
 def view(db: Path | None, config: Path) -> EventView:
-    async def read() -> EventView:
-        loaded, store = await load_view(database(db, config))
-        await store.close()
-        return loaded
-
-    try:
-        return asyncio.run(read())
-    except StoreError as exc:
-        raise fail(str(exc)) from None
+    return asyncio.run(load_view(database(db, config)))
 
 
 @app.command()
@@ -44,13 +41,13 @@ def standings(
     db: DbOpt = None, config: ConfigOpt = Path("engines.toml"), as_json: JsonOpt = False
 ) -> None:
     """The standings with tiebreaks, and the crosstable."""
-    v = view(db, config)
+    event = view(db, config)
     if as_json:
-        typer.echo(json.dumps(standings_json(v), indent=1))
+        typer.echo(json.dumps(standings_json(event), indent=1))
         return
-    typer.echo(f"{v.name}: standings after {len(v.tournament.rounds)} round(s)\n")
-    typer.echo(standings_table(v.tournament, v.tiebreaks))
-    typer.echo(crosstable(v.tournament, v.tiebreaks), nl=False)
+    typer.echo(f"{event.name}: standings after {len(event.tournament.rounds)} round(s)\n")
+    typer.echo(standings_table(event.tournament, event.settings.tiebreaks))
+    typer.echo(crosstable(event.tournament, event.settings.tiebreaks), nl=False)
 
 
 @app.command()
@@ -64,12 +61,12 @@ def pairings(
     as_json: JsonOpt = False,
 ) -> None:
     """A round's games in playing order, with results."""
-    v = view(db, config)
-    if not v.rounds:
+    event = view(db, config)
+    if not event.rounds:
         raise fail("no round has been paired yet")
-    chosen = [r for r in v.rounds if round_number is None or r.number == round_number]
+    chosen = [r for r in event.rounds if round_number is None or r.number == round_number]
     if not chosen:
-        raise fail(f"no round {round_number} (rounds paired: {len(v.rounds)})")
+        raise fail(f"no round {round_number} (rounds paired: {len(event.rounds)})")
     r = chosen[-1]
     if as_json:
         typer.echo(json.dumps(round_json(r), indent=1))
@@ -89,8 +86,8 @@ def export(
     as_json: JsonOpt = False,
 ) -> None:
     """The finished games as PGN (the whole event, or one round), in round and playing order."""
-    v = view(db, config)
-    rounds = [r for r in v.rounds if round_number is None or r.number == round_number]
+    event = view(db, config)
+    rounds = [r for r in event.rounds if round_number is None or r.number == round_number]
     if round_number is not None and not rounds:
         raise fail(f"no round {round_number}")
     if as_json:
@@ -129,16 +126,10 @@ def status(
     """The round, the games running (move number, clocks) and the top of the standings."""
 
     async def read() -> dict[str, Any]:
-        v, store = await load_view(database(db, config))
-        try:
-            return await overview_json(v, store)
-        finally:
-            await store.close()
+        async with reading(database(db, config)) as (loaded, store):
+            return await overview_json(loaded, store)
 
-    try:
-        data = asyncio.run(read())
-    except StoreError as exc:
-        raise fail(str(exc)) from None
+    data = asyncio.run(read())
     if as_json:
         typer.echo(json.dumps(data, indent=1))
         return

@@ -22,6 +22,7 @@ from orchestrator.config.model import (
     TournamentConfig,
 )
 from orchestrator.core.adjudication import Adjudication, DrawRule, WinRule
+from orchestrator.core.openings import Opening, OpeningError, parse_suite
 from orchestrator.core.roundrobin import total_rounds
 from orchestrator.core.seeding import SEEDING_METHODS
 from orchestrator.core.standings import TIEBREAKS
@@ -140,14 +141,14 @@ def _dict(v: Any) -> dict[str, Any] | None:
 
 def _check_rr_rounds(config: Config) -> None:
     most = total_rounds(len(config.engines), config.tournament.cycles)
-    if config.rounds() > most:
+    if config.total_rounds() > most:
         raise ConfigError(
             f"{config.path}: [tournament] rounds: a round robin of {len(config.engines)} "
             f"engines and {config.tournament.cycles} cycle(s) has only {most} rounds"
         )
 
 
-def _tournament(t: _Table) -> TournamentConfig:
+def _tournament(table: _Table) -> TournamentConfig:
     d = TournamentConfig()
 
     def tc(v: Any) -> TimeControl | None:
@@ -156,7 +157,7 @@ def _tournament(t: _Table) -> TournamentConfig:
         try:
             return TimeControl.parse(v)
         except TimeControlError as exc:
-            t.fail(str(exc), "tc")
+            table.fail(str(exc), "tc")
             return None
 
     def tiebreaks(v: Any) -> tuple[Any, ...] | None:
@@ -164,30 +165,30 @@ def _tournament(t: _Table) -> TournamentConfig:
         return tuple(v) if ok else None
 
     out = TournamentConfig(
-        name=t.text("name", d.name),
-        site=t.text("site", d.site),
-        system=cast(Any, t.choice("system", d.system, ("swiss", "round-robin"))),
-        rounds=t.integer("rounds", d.rounds),
-        cycles=t.integer("cycles", d.cycles),
-        format=cast(Any, t.choice("format", d.format, ("single", "double"))),
-        schedule=cast(Any, t.choice("schedule", d.schedule, ("legs", "pairs"))),
-        seeding=cast(Any, t.choice("seeding", d.seeding, SEEDING_METHODS)),
-        groups=t.integer("groups", d.groups),
-        tc=t.get("tc", d.tc, tc, 'a time control such as "10+0.1"'),
-        timemargin_ms=t.integer("timemargin", d.timemargin_ms, minimum=0),
-        concurrency=t.integer("concurrency", d.concurrency),
-        openings=t.file("openings"),
-        opening_order=t.choice("opening_order", d.opening_order, ("random", "sequential")),
-        random_seed=t.integer("random_seed", d.random_seed, minimum=0),
-        database=t.file("database") or t.path.parent / d.database,
-        pgn_dir=t.file("pgn_dir") or t.path.parent / d.pgn_dir,
-        tiebreaks=t.get(
+        name=table.text("name", d.name),
+        site=table.text("site", d.site),
+        system=cast(Any, table.choice("system", d.system, ("swiss", "round-robin"))),
+        rounds=table.integer("rounds", d.rounds),
+        cycles=table.integer("cycles", d.cycles),
+        format=cast(Any, table.choice("format", d.format, ("single", "double"))),
+        schedule=cast(Any, table.choice("schedule", d.schedule, ("legs", "pairs"))),
+        seeding=cast(Any, table.choice("seeding", d.seeding, SEEDING_METHODS)),
+        groups=table.integer("groups", d.groups),
+        tc=table.get("tc", d.tc, tc, 'a time control such as "10+0.1"'),
+        timemargin_ms=table.integer("timemargin", d.timemargin_ms, minimum=0),
+        concurrency=table.integer("concurrency", d.concurrency),
+        openings=table.file("openings"),
+        opening_order=table.choice("opening_order", d.opening_order, ("random", "sequential")),
+        random_seed=table.integer("random_seed", d.random_seed, minimum=0),
+        database=table.file("database") or table.path.parent / d.database,
+        pgn_dir=table.file("pgn_dir") or table.path.parent / d.pgn_dir,
+        tiebreaks=table.get(
             "tiebreaks", d.tiebreaks, tiebreaks, "a list of distinct " + ", ".join(TIEBREAKS)
         ),
     )
     if not out.name.strip():
-        t.fail("must not be empty", "name")
-    t.finish()
+        table.fail("must not be empty", "name")
+    table.finish()
     return out
 
 
@@ -203,18 +204,18 @@ def _adjudication(a: _Table) -> Adjudication:
             return default
         return build(_Table(a.path, f"[adjudication] {key}", value))
 
-    def win(t: _Table) -> WinRule:
-        w = WinRule(t.integer("plies", WinRule.plies), t.number("score", WinRule.score))
-        t.finish()
+    def win(table: _Table) -> WinRule:
+        w = WinRule(table.integer("plies", WinRule.plies), table.number("score", WinRule.score))
+        table.finish()
         return w
 
-    def draw(t: _Table) -> DrawRule:
+    def draw(table: _Table) -> DrawRule:
         r = DrawRule(
-            t.integer("from_move", DrawRule.from_move),
-            t.integer("plies", DrawRule.plies),
-            t.number("score", DrawRule.score),
+            table.integer("from_move", DrawRule.from_move),
+            table.integer("plies", DrawRule.plies),
+            table.number("score", DrawRule.score),
         )
-        t.finish()
+        table.finish()
         return r
 
     out = Adjudication(
@@ -303,3 +304,18 @@ def check_files(config: Config) -> None:
     tb = config.adjudication.tablebases
     if tb is not None and not tb.is_dir():
         raise ConfigError(f"{config.path}: [adjudication] tablebases: no such folder {str(tb)!r}")
+
+
+def read_openings(config: Config) -> list[Opening] | None:
+    """The config's opening suite (None without one); a `ConfigError` naming the file."""
+    path = config.tournament.openings
+    if path is None:
+        return None
+    try:
+        return parse_suite(path.read_text(encoding="utf-8"), str(path))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"{config.path}: [tournament] openings: cannot read {path}: {exc}"
+        ) from None
+    except OpeningError as exc:
+        raise ConfigError(f"{config.path}: [tournament] openings: {exc}") from None

@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orchestrator.core.adjudication import Adjudication
+from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.model import Format, Schedule, System
-from orchestrator.core.roundrobin import total_rounds
+from orchestrator.core.pairing import default_rounds
 from orchestrator.core.seeding import SeedingMethod
 from orchestrator.core.standings import TCEC_ORDER, Tiebreak
 from orchestrator.core.timecontrol import TimeControl
@@ -15,7 +16,7 @@ from orchestrator.core.timecontrol import TimeControl
 OptionValue = str | int | float | bool
 
 
-class ConfigError(ValueError):
+class ConfigError(OrchestratorError, ValueError):
     """A mistake in a config file; the message names the file and the key or engine."""
 
 
@@ -67,12 +68,12 @@ class Config:
                 return e
         raise ConfigError(f"{self.path}: no engine named {name!r}")
 
-    def rounds(self) -> int:
-        if self.tournament.rounds is not None:
-            return self.tournament.rounds
-        if self.tournament.system == "round-robin":
-            return total_rounds(len(self.engines), self.tournament.cycles)
-        return max(1, len(self.engines) // 2)
+    def total_rounds(self) -> int:
+        """The rounds the event plays: as set, or the system's default for its players."""
+        section = self.tournament
+        if section.rounds is not None:
+            return section.rounds
+        return default_rounds(section.system, len(self.engines), section.cycles)
 
     def groups(self) -> int:
         if self.tournament.groups is not None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.core.gamerecord import Score
+from orchestrator.core.gamerecord import Score, score_pawns
 from orchestrator.core.model import Result
 
 
@@ -69,8 +69,18 @@ class Adjudicator:
 
         `fullmove` is the move number of the ply, `zeroing` whether it captured or moved a
         pawn, `moves_played` the full moves completed after it.
+
+        >>> from orchestrator.core.gamerecord import Cp
+        >>> judge = Adjudicator(Adjudication(win=WinRule(plies=2), draw=None))
+        >>> judge.after_ply(white_moved=True, score=Cp(1200), fullmove=40, zeroing=False,
+        ...                 moves_played=39)
+        >>> verdict = judge.after_ply(white_moved=False, score=Cp(-1100), fullmove=40,
+        ...                           zeroing=False, moves_played=40)
+        >>> verdict.result, verdict.reason.endswith(">= 10.00 for 2 plies")
+        ('1-0', True)
         """
-        white_pov = None if score is None else (score.pawns() if white_moved else -score.pawns())
+        pawns = None if score is None else score_pawns(score)
+        white_pov = None if pawns is None else (pawns if white_moved else -pawns)
         verdict = self._win(white_pov) or self._draw(white_pov, fullmove, zeroing)
         if verdict:
             return verdict
@@ -118,7 +128,11 @@ class Adjudicator:
 
 
 def tablebase_verdict(wdl: int, white_to_move: bool) -> Verdict:
-    """A Syzygy WDL (from the side to move) as a verdict."""
+    """A Syzygy WDL (from the side to move) as a verdict.
+
+    >>> tablebase_verdict(2, white_to_move=False).result, tablebase_verdict(1, True).result
+    ('0-1', '1/2-1/2')
+    """
     if wdl == 0 or abs(wdl) == 1:  # draws, and wins or losses spoiled by the 50-move rule
         return Verdict("1/2-1/2", "Draw by adjudication: Syzygy tablebase")
     white_wins = (wdl > 0) == white_to_move

@@ -6,7 +6,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from chess.engine import Cp, Mate, Score
+
 from orchestrator.core.model import Result
+
+__all__ = ["Cp", "Fault", "GameRecord", "Mate", "MoveRecord", "Score", "score_pawns"]
 
 #: the PGN standard's Termination values
 Termination = Literal["normal", "adjudication", "time forfeit", "rules infraction", "abandoned"]
@@ -14,24 +18,28 @@ Termination = Literal["normal", "adjudication", "time forfeit", "rules infractio
 FaultKind = Literal["crash", "stall", "illegal_move", "time_forfeit", "startup"]
 
 
-@dataclass(frozen=True, slots=True)
-class Score:
-    """An engine's score from the mover's side: centipawns, or mate in N (negative: mated)."""
+def score_pawns(score: Score) -> float:
+    """A score in pawns, mates as +-1000.
 
-    cp: int | None = None
-    mate: int | None = None
+    >>> score_pawns(Cp(-120)), score_pawns(Mate(3)), score_pawns(Mate(-2))
+    (-1.2, 1000.0, -1000.0)
+    """
+    mate = score.mate()
+    if mate is not None:
+        return 1000.0 if mate > 0 else -1000.0
+    return score.score(mate_score=0) / 100.0
 
-    def pawns(self) -> float:
-        """The score in pawns, mates as +-1000."""
-        if self.mate is not None:
-            return 1000.0 if self.mate > 0 else -1000.0
-        return (self.cp or 0) / 100.0
 
-    def text(self) -> str:
-        """cutechess notation: +0.35, -1.20, +M5, -M6."""
-        if self.mate is not None:
-            return f"+M{self.mate}" if self.mate > 0 else f"-M{-self.mate}"
-        return f"{(self.cp or 0) / 100:+.2f}"
+def score_text(score: Score) -> str:
+    """cutechess notation.
+
+    >>> score_text(Cp(35)), score_text(Cp(-120)), score_text(Mate(5)), score_text(Mate(-6))
+    ('+0.35', '-1.20', '+M5', '-M6')
+    """
+    mate = score.mate()
+    if mate is not None:
+        return f"+M{mate}" if mate > 0 else f"-M{-mate}"
+    return f"{score.score(mate_score=0) / 100:+.2f}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +47,7 @@ class MoveRecord:
     uci: str
     san: str
     book: bool = False
-    score: Score | None = None
+    score: Score | None = None  # python-chess's Cp or Mate, from the mover's side
     depth: int | None = None
     seldepth: int | None = None
     nodes: int | None = None
@@ -48,21 +56,29 @@ class MoveRecord:
     reported_ms: int | None = None  # the search time the engine reported (UCI info time)
 
     def comment(self) -> str:
-        """The cutechess-style PGN comment: {+0.35/20 1.2s}, or {book}."""
+        """The cutechess-style PGN comment: {+0.35/20 1.2s}, or {book}.
+
+        >>> MoveRecord("e2e4", "e4", score=Cp(35), depth=20, time_ms=1234).comment()
+        '+0.35/20 1.2s'
+        >>> MoveRecord("e2e4", "e4", book=True).comment()
+        'book'
+        """
         if self.book:
             return "book"
         used = f"{self.time_ms / 1000:.{3 if self.time_ms < 100 else 2}g}s"
         if self.score is None:
             return used
-        return f"{self.score.text()}/{self.depth or 0} {used}"
+        return f"{score_text(self.score)}/{self.depth or 0} {used}"
 
 
 @dataclass(frozen=True, slots=True)
 class Fault:
+    """An engine's misbehaviour, from the adapter that saw it to the store that keeps it."""
+
     engine: str
     kind: FaultKind
     detail: str
-    last_output: tuple[str, ...] = ()
+    output: tuple[str, ...] = ()  # the last lines the engine printed
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,4 +98,12 @@ class GameRecord:
 
     @property
     def plies(self) -> int:
+        """Half-moves played, book moves included.
+
+        >>> from datetime import datetime
+        >>> now = datetime(2026, 1, 1)
+        >>> moves = (MoveRecord("e2e4", "e4", book=True), MoveRecord("e7e5", "e5"))
+        >>> GameRecord("A", "B", "1/2-1/2", "normal", "agreed", moves, now, now, "1+0").plies
+        2
+        """
         return len(self.moves)

@@ -23,7 +23,11 @@ from collections.abc import Iterator
 
 
 def bits(mask: int) -> Iterator[int]:
-    """The indices of the set bits of `mask`, lowest first (lazily: callers often stop)."""
+    """The indices of the set bits of `mask`, lowest first (lazily: callers often stop).
+
+    >>> list(bits(0b10110))
+    [1, 2, 4]
+    """
     while mask:
         low = mask & -mask
         yield low.bit_length() - 1
@@ -40,7 +44,14 @@ class PerfectMatching:
 
     @classmethod
     def find(cls, adjacency: list[int], alive: int) -> PerfectMatching | None:
-        """A perfect matching of `alive`, or None when there is none."""
+        """A perfect matching of `alive`, or None when there is none.
+
+        >>> square = [0b1010, 0b0101, 0b1010, 0b0101]  # the cycle 0-1-2-3-0
+        >>> PerfectMatching.find(square, 0b1111).mate
+        [1, 0, 3, 2]
+        >>> PerfectMatching.find([0b110, 0b001, 0b001], 0b111) is None  # three vertices
+        True
+        """
         m = cls(adjacency, alive)
         free = alive
         for v in bits(alive):  # greedy start in pairing order: usually almost perfect
@@ -56,7 +67,15 @@ class PerfectMatching:
         return m
 
     def take(self, first: int, second: int) -> bool:
-        """Pair `first` with `second` if the others keep a perfect matching; say whether."""
+        """Pair `first` with `second` if the others keep a perfect matching; say whether.
+
+        >>> path = [0b0010, 0b0101, 0b1010, 0b0100]  # the path 0-1-2-3
+        >>> m = PerfectMatching.find(path, 0b1111)
+        >>> m.take(1, 2)  # 0 and 3 would be left without partners
+        False
+        >>> m.take(0, 1)
+        True
+        """
         a, b = self.mate[first], self.mate[second]
         keep_alive = self.alive
         self.alive &= ~((1 << first) | (1 << second))

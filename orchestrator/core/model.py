@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from orchestrator.core.errors import OrchestratorError
+
 Result = Literal["1-0", "0-1", "1/2-1/2"]
 RESULTS: tuple[Result, ...] = ("1-0", "0-1", "1/2-1/2")
 Format = Literal["single", "double"]
@@ -18,7 +20,7 @@ System = Literal["swiss", "round-robin"]
 WHITE_POINTS: dict[Result, float] = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
-class StateError(ValueError):
+class StateError(OrchestratorError, ValueError):
     """The tournament state is not a legal one; the message names the problem."""
 
 
@@ -35,13 +37,22 @@ class Game:
     result: Result | None = None
 
     def points(self, name: str) -> float:
-        """Points `name` scored in this game (which must be finished)."""
+        """Points `name` scored in this game (which must be finished).
+
+        >>> Game("A", "B", "1/2-1/2").points("B"), Game("A", "B", "0-1").points("A")
+        (0.5, 0.0)
+        """
         if self.result is None:
             raise StateError(f"game {self.white} - {self.black} has no result")
         white = WHITE_POINTS[self.result]
         return white if name == self.white else 1.0 - white
 
     def opponent(self, name: str) -> str:
+        """The other player of the game.
+
+        >>> Game("A", "B").opponent("B")
+        'A'
+        """
         return self.black if name == self.white else self.white
 
 
@@ -63,9 +74,19 @@ class Tournament:
 
     @property
     def games_per_pair(self) -> int:
+        """Games each pair plays in a round: two in a double round, with colours reversed.
+
+        >>> Tournament((), format="double").games_per_pair
+        2
+        """
         return 2 if self.format == "double" else 1
 
     def by_seed(self) -> tuple[Player, ...]:
+        """The players, seed 1 first.
+
+        >>> Tournament((Player("B", 2), Player("A", 1))).by_seed()[0].name
+        'A'
+        """
         return tuple(sorted(self.players, key=lambda p: p.seed))
 
 
@@ -79,5 +100,10 @@ class Pairing:
     dropped_rounds: int = 0
 
     def as_round(self, results: tuple[Result, ...]) -> Round:
+        """The played round: these games with `results`, in order.
+
+        >>> Pairing(1, (Game("A", "B"),)).as_round(("1-0",)).games
+        (Game(white='A', black='B', result='1-0'),)
+        """
         games = tuple(Game(g.white, g.black, r) for g, r in zip(self.games, results, strict=True))
         return Round(self.round, games, self.bye)

@@ -13,8 +13,10 @@ from dataclasses import dataclass
 import chess
 import chess.pgn
 
+from orchestrator.core.errors import OrchestratorError
 
-class OpeningError(ValueError):
+
+class OpeningError(OrchestratorError, ValueError):
     """An opening suite that does not parse; the message says where."""
 
 
@@ -25,12 +27,20 @@ class Opening:
     moves: tuple[str, ...] = ()  # book moves in UCI
 
     def board(self) -> chess.Board:
-        """The start position (the book moves are not yet played)."""
+        """The start position (the book moves are not yet played).
+
+        >>> Opening("KPK", "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1").board().fen()
+        '4k3/8/8/8/8/8/4P3/4K3 w - - 0 1'
+        """
         return chess.Board(self.fen) if self.fen else chess.Board()
 
     @classmethod
     def from_san(cls, line: str, fen: str | None = None) -> Opening:
-        """An opening from a line of SAN moves such as "e4 e5 Nf3" (move numbers allowed)."""
+        """An opening from a line of SAN moves such as "e4 e5 Nf3" (move numbers allowed).
+
+        >>> Opening.from_san("1. e4 e5 2. Nf3").moves
+        ('e2e4', 'e7e5', 'g1f3')
+        """
         board = chess.Board(fen) if fen else chess.Board()
         moves = []
         for token in line.split():
@@ -44,6 +54,11 @@ class Opening:
 
 
 def parse_epd(text: str, where: str = "EPD") -> list[Opening]:
+    """Positions of an EPD suite, named by their `id` (or `c0`) operation.
+
+    >>> parse_epd('4k3/8/8/8/8/8/4P3/4K3 w - - id "KPK";')
+    [Opening(name='KPK', fen='4k3/8/8/8/8/8/4P3/4K3 w - - 0 1', moves=())]
+    """
     openings = []
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.strip()
@@ -65,6 +80,11 @@ def parse_epd(text: str, where: str = "EPD") -> list[Opening]:
 
 
 def parse_pgn(text: str, where: str = "PGN") -> list[Opening]:
+    """Move lines of a PGN suite, named by their Opening (or Event) tag.
+
+    >>> parse_pgn('[Opening "Italian"]\\n\\n1. e4 e5 2. Nf3 Nc6 3. Bc4 *')[0].moves
+    ('e2e4', 'e7e5', 'g1f3', 'b8c6', 'f1c4')
+    """
     openings = []
     stream = io.StringIO(text)
     number = 0
@@ -87,7 +107,11 @@ def parse_pgn(text: str, where: str = "PGN") -> list[Opening]:
 
 
 def parse_suite(text: str, where: str) -> list[Opening]:
-    """EPD or PGN, by the file name's ending."""
+    """EPD or PGN, by the file name's ending.
+
+    >>> [o.name for o in parse_suite("1. d4 d5 *", "book.pgn")]
+    ['book.pgn:1']
+    """
     if where.lower().endswith(".pgn"):
         return parse_pgn(text, where)
     return parse_epd(text, where)
@@ -99,6 +123,12 @@ def choose(openings: list[Opening], index: int, rng_seed: int, order: str = "ran
     "sequential" walks the suite in order; "random" walks a permutation of it drawn from
     `rng_seed`, so every opening is used once before any repeats and a resumed event
     repeats the same choices.
+
+    >>> suite = [Opening(name) for name in "abc"]
+    >>> [choose(suite, i, 1, "sequential").name for i in range(4)]
+    ['a', 'b', 'c', 'a']
+    >>> sorted(choose(suite, i, 1).name for i in range(3))
+    ['a', 'b', 'c']
     """
     n = len(openings)
     cycle, at = divmod(index, n)

@@ -10,11 +10,15 @@ colours.  Seed k is Berger number k.
 
 from __future__ import annotations
 
-from orchestrator.core.model import Game, Pairing, Tournament
+from orchestrator.core.model import Game, Pairing, StateError, Tournament
 
 
 def berger_round(n: int, r: int) -> list[tuple[int, int]]:
-    """(white, black) Berger numbers 1..n (n even) for round r (1..n-1), board order."""
+    """(white, black) Berger numbers 1..n (n even) for round r (1..n-1), board order.
+
+    >>> berger_round(4, 1), berger_round(4, 2)
+    ([(1, 4), (2, 3)], [(4, 3), (1, 2)])
+    """
     m = n - 1
 
     def number(k: int) -> int:  # residues 1..m
@@ -29,21 +33,39 @@ def berger_round(n: int, r: int) -> list[tuple[int, int]]:
 
 
 def rounds_in_cycle(players: int) -> int:
+    """Rounds of one cycle: an odd field plays one more (each player has one BYE).
+
+    >>> rounds_in_cycle(8), rounds_in_cycle(7)
+    (7, 7)
+    """
     return players - 1 if players % 2 == 0 else players
 
 
 def total_rounds(players: int, cycles: int) -> int:
+    """Rounds of the whole round robin.
+
+    >>> total_rounds(8, 2)
+    14
+    """
     return rounds_in_cycle(players) * cycles
 
 
 def pair_round_robin(t: Tournament) -> Pairing:
-    """The next round of the Berger table, cycles repeating with colours reversed."""
+    """The next round of the Berger table, cycles repeating with colours reversed; a
+    `StateError` when every round has been played.
+
+    >>> from orchestrator.core.model import Player
+    >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABC", 1))
+    >>> pairing = pair_round_robin(Tournament(players, system="round-robin"))
+    >>> [(g.white, g.black) for g in pairing.games], pairing.bye
+    ([('B', 'C')], 'A')
+    """
     seeded = [p.name for p in t.by_seed()]
     n = len(seeded) + len(seeded) % 2
     per_cycle = n - 1
     done = len(t.rounds)
     if done >= per_cycle * t.cycles:
-        raise ValueError(f"all {per_cycle * t.cycles} rounds of the round robin are played")
+        raise StateError(f"all {per_cycle * t.cycles} rounds of the round robin are played")
     cycle, r = divmod(done, per_cycle)
     bye = None
     games: list[Game] = []

@@ -21,7 +21,11 @@ class Simulation:
 
     @property
     def first_removal(self) -> int | None:
-        """The first round paired with a removed encounter-history round, if any."""
+        """The first round paired with a removed encounter-history round, if any.
+
+        >>> Simulation(Tournament(()), (0, 0, 1, 2)).first_removal
+        3
+        """
         return next((i + 1 for i, d in enumerate(self.dropped) if d > 0), None)
 
 
@@ -42,7 +46,17 @@ def simulate(
     draw_rate: float = 0.6,
     ratings: Mapping[str, float] | None = None,
 ) -> Simulation:
-    """Play `rounds` more rounds of `start` with seeded random results."""
+    """Play `rounds` more rounds of `start` with seeded random results, by the Elo
+    expectation of `ratings` (by default, 10 points apart by seed).
+
+    >>> from orchestrator.core.model import Player
+    >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABCD", 1))
+    >>> sim = simulate(Tournament(players, format="double"), 3, rng_seed=7)
+    >>> len(sim.tournament.rounds), sim.dropped
+    (3, (0, 0, 0))
+    >>> simulate(Tournament(players), 3, rng_seed=7) == simulate(Tournament(players), 3, rng_seed=7)
+    True
+    """
     if not 0.0 <= draw_rate <= 1.0:
         raise ValueError(f"the draw rate must be between 0 and 1, not {draw_rate}")
     rng = random.Random(rng_seed)

@@ -13,7 +13,7 @@ not BYEs.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from orchestrator.core.model import Tournament
@@ -49,8 +49,16 @@ class Line:
     results: list[tuple[str, float]] = field(default_factory=list)
 
 
-def tally(t: Tournament) -> dict[str, Line]:
-    """Score, results and BYEs of every player over the finished games of `t`."""
+def tally(tournament: Tournament) -> dict[str, Line]:
+    """Score, results and BYEs of every player over the finished games of `tournament`.
+
+    >>> from orchestrator.core.model import Game, Player, Round
+    >>> players = (Player("A", 1), Player("B", 2), Player("C", 3))
+    >>> t = Tournament(players, (Round(1, (Game("A", "B", "1/2-1/2"),), bye="C"),))
+    >>> {name: (line.score, line.byes) for name, line in tally(t).items()}
+    {'A': (0.5, 0), 'B': (0.5, 0), 'C': (1.0, 1)}
+    """
+    t = tournament
     lines = {p.name: Line(p.name, p.seed) for p in t.players}
     for rnd in t.rounds:
         for g in rnd.games:
@@ -70,6 +78,22 @@ def tally(t: Tournament) -> dict[str, Line]:
             lines[rnd.bye].byes += 1
             lines[rnd.bye].score += t.games_per_pair
     return lines
+
+
+def scores_by_round(tournament: Tournament) -> dict[str, list[float]]:
+    """Each player's score after each round, as `tally` counts it.
+
+    >>> from orchestrator.core.model import Game, Player, Round
+    >>> rounds = (Round(1, (Game("A", "B", "1-0"),)), Round(2, (Game("B", "A", "1-0"),)))
+    >>> scores_by_round(Tournament((Player("A", 1), Player("B", 2)), rounds))
+    {'A': [1.0, 1.0], 'B': [0.0, 1.0]}
+    """
+    series: dict[str, list[float]] = {p.name: [] for p in tournament.players}
+    for done in range(1, len(tournament.rounds) + 1):
+        lines = tally(replace(tournament, rounds=tournament.rounds[:done]))
+        for name, line in lines.items():
+            series[name].append(line.score)
+    return series
 
 
 def _sb(line: Line, lines: dict[str, Line]) -> float:
@@ -110,7 +134,15 @@ def _stored(tb: Tiebreak) -> Callable[[list[Line]], dict[str, float]]:
 
 
 def standings(t: Tournament, order: Sequence[Tiebreak] = TCEC_ORDER) -> list[Line]:
-    """The standings of `t`, best first, with `place` and the chosen tiebreak values set."""
+    """The standings of `t`, best first, with `place` and the chosen tiebreak values set.
+
+    >>> from orchestrator.core.model import Game, Player, Round
+    >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABC", 1))
+    >>> games = (Game("C", "A", "1-0"), Game("B", "C", "1/2-1/2"), Game("A", "B", "1/2-1/2"))
+    >>> t = Tournament(players, (Round(1, games),))
+    >>> [(line.place, line.name, line.score, line.tiebreaks["sb"]) for line in standings(t)]
+    [('1', 'C', 1.5, 1.0), ('2', 'B', 1.0, 1.0), ('3', 'A', 0.5, 0.5)]
+    """
     lines = tally(t)
     for line in lines.values():
         for tb in order:

@@ -26,7 +26,15 @@ _SYSTEMS = ("swiss", "round-robin")
 
 
 def loads(text: str) -> Tournament:
-    """Decode and validate a tournament state from JSON text."""
+    """Decode and validate a tournament state from JSON text.
+
+    >>> t = loads('{"players": [{"name": "A", "seed": 1}, {"name": "B", "seed": 2}]}')
+    >>> [p.name for p in t.players], t.format
+    (['A', 'B'], 'single')
+    >>> loads('{"players": 3}')
+    Traceback (most recent call last):
+    orchestrator.core.model.StateError: state: 'players' must be list, not 3
+    """
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -57,7 +65,12 @@ def _choice(obj: dict[str, Any], key: str, choices: tuple[str, ...], default: st
 
 
 def decode(data: Any) -> Tournament:
-    """Build and validate a `Tournament` from decoded JSON."""
+    """Build and validate a `Tournament` from decoded JSON.
+
+    >>> data = {"format": "double", "players": [{"name": "A", "seed": 1}, {"name": "B", "seed": 2}]}
+    >>> decode(data).games_per_pair
+    2
+    """
     if not isinstance(data, dict):
         raise StateError("the state must be a JSON object")
     fmt = _choice(data, "format", _FORMATS, "single")
@@ -115,7 +128,13 @@ def decode(data: Any) -> Tournament:
 
 
 def validate(t: Tournament) -> None:
-    """Raise `StateError` naming the first problem that makes `t` an illegal state."""
+    """Raise `StateError` naming the first problem that makes `t` an illegal state.
+
+    >>> from orchestrator.core.model import Player
+    >>> validate(Tournament((Player("A", 1), Player("B", 1))))
+    Traceback (most recent call last):
+    orchestrator.core.model.StateError: duplicate seed 1
+    """
     names: set[str] = set()
     seeds: set[int] = set()
     for p in t.players:
@@ -176,7 +195,12 @@ def _validate_round(t: Tournament, rnd: Round, names: set[str]) -> None:
 
 
 def encode(t: Tournament) -> dict[str, Any]:
-    """The tournament-state JSON object for `t`."""
+    """The tournament-state JSON object for `t`.
+
+    >>> from orchestrator.core.model import Player
+    >>> encode(Tournament((Player("A", 1),)))
+    {'format': 'single', 'players': [{'name': 'A', 'seed': 1}], 'rounds': []}
+    """
     out: dict[str, Any] = {"format": t.format}
     if t.format == "double":
         out["schedule"] = t.schedule
@@ -196,7 +220,12 @@ def encode(t: Tournament) -> dict[str, Any]:
 
 
 def encode_pairing(p: Pairing) -> dict[str, Any]:
-    """The `orchestrator pair` output object of SPEC.md section 2."""
+    """The `orchestrator pair` output object of SPEC.md section 2.
+
+    >>> from orchestrator.core.model import Game
+    >>> encode_pairing(Pairing(1, (Game("A", "B"),)))
+    {'round': 1, 'bye': None, 'dropped_rounds': 0, 'games': [{'white': 'A', 'black': 'B'}]}
+    """
     return {
         "round": p.round,
         "bye": p.bye,

@@ -47,15 +47,32 @@ class SwissState:
 
     @classmethod
     def start(cls, t: Tournament) -> SwissState:
+        """The state before the first round: everyone on zero.
+
+        >>> from orchestrator.core.model import Player
+        >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABCD", 1))
+        >>> SwissState.start(Tournament(players)).score
+        [0.0, 0.0, 0.0, 0.0]
+        """
         names = [p.name for p in t.by_seed()]
         n = len(names)
         return cls(names, [0.0] * n, [0] * n, [0] * n)
 
     def pairing_order(self) -> list[int]:
+        """Players (by seed index) in pairing order: score, then seed.
+
+        >>> SwissState(list("ABC"), [1.0, 2.0, 1.0], [0, 0, 0], [0, 0, 0]).pairing_order()
+        [1, 0, 2]
+        """
         return sorted(range(len(self.names)), key=lambda i: (-self.score[i], i))
 
     def met_masks(self, first_round: int) -> list[int]:
-        """Per player, a bitmask (by seed index) of opponents met in rounds >= first_round."""
+        """Per player, a bitmask (by seed index) of opponents met in rounds >= first_round.
+
+        >>> state = SwissState(list("AB"), [0.0, 0.0], [0, 0], [0, 0], partners=[[1, 0]])
+        >>> state.met_masks(1), state.met_masks(2)
+        ([2, 1], [0, 0])
+        """
         met = [0] * len(self.names)
         for partners in self.partners[first_round - 1 :]:
             for i, j in enumerate(partners):
@@ -64,6 +81,14 @@ class SwissState:
         return met
 
     def apply(self, rnd: Round, index: dict[str, int], games_per_pair: int) -> None:
+        """Take in a played round: scores, colour differences (WGD), BYEs, encounters.
+
+        >>> from orchestrator.core.model import Game
+        >>> state = SwissState(list("ABC"), [0.0] * 3, [0] * 3, [0] * 3)
+        >>> state.apply(Round(1, (Game("A", "B", "1-0"),), bye="C"), {"A": 0, "B": 1, "C": 2}, 1)
+        >>> state.score, state.wgd, state.byes
+        ([1.0, 0.0, 1.0], [1, -1, 0], [0, 0, 1])
+        """
         partners = [-1] * len(self.names)
         for g in rnd.games:
             w, b = index[g.white], index[g.black]
@@ -81,7 +106,16 @@ class SwissState:
 
 
 def replay(t: Tournament) -> SwissState:
-    """The state after every stored round, with the encounter-history removals they needed."""
+    """The state after every stored round, with the encounter-history removals they needed.
+
+    >>> from orchestrator.core.model import Player
+    >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABCD", 1))
+    >>> from orchestrator.core.simulation import simulate
+    >>> played = simulate(Tournament(players), 2).tournament
+    >>> state = replay(played)
+    >>> len(state.partners), state.dropped
+    (2, 0)
+    """
     state = SwissState.start(t)
     index = {name: i for i, name in enumerate(state.names)}
     for rnd in t.rounds:
@@ -146,7 +180,12 @@ def _viable(state: SwissState, order: list[int], met: list[int]) -> PerfectMatch
 
 
 def choose_bye(state: SwissState, order: list[int]) -> int | None:
-    """The BYE: fewest BYEs so far, then the lowest in pairing order."""
+    """The BYE: fewest BYEs so far, then the lowest in pairing order.
+
+    >>> state = SwissState(list("ABC"), [0.0] * 3, [0] * 3, [0, 0, 1])
+    >>> choose_bye(state, [0, 1, 2])
+    1
+    """
     if len(order) % 2 == 0:
         return None
     fewest = min(state.byes)
@@ -154,12 +193,25 @@ def choose_bye(state: SwissState, order: list[int]) -> int | None:
 
 
 def pair_swiss(t: Tournament) -> Pairing:
-    """Pair the next round of a Swiss event by the TCEC rules."""
+    """Pair the next round of a Swiss event by the TCEC rules.
+
+    >>> from orchestrator.core.model import Player
+    >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABCD", 1))
+    >>> pairing = pair_swiss(Tournament(players, format="double"))
+    >>> [(g.white, g.black) for g in pairing.games]
+    [('D', 'C'), ('B', 'A'), ('C', 'D'), ('A', 'B')]
+    """
     return pair_from(replay(t), t.format, t.schedule)
 
 
 def pair_from(state: SwissState, fmt: Format, schedule: Schedule) -> Pairing:
-    """Pair the round after those `state` has taken in."""
+    """Pair the round after those `state` has taken in.
+
+    >>> from orchestrator.core.model import Player
+    >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABCD", 1))
+    >>> pair_from(SwissState.start(Tournament(players)), "single", "legs").round
+    1
+    """
     round_no = len(state.partners) + 1
     order = state.pairing_order()
     bye = choose_bye(state, order)

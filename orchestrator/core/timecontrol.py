@@ -10,13 +10,15 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from orchestrator.core.errors import OrchestratorError
+
 Kind = Literal["clock", "movetime", "nodes", "depth"]
 
 _NUMBER = r"\d+(?:\.\d+)?"
 _CLOCK = re.compile(rf"^(?:(?P<moves>\d+)/)?(?P<base>(?:\d+:)?{_NUMBER})(?:\+(?P<inc>{_NUMBER}))?$")
 
 
-class TimeControlError(ValueError):
+class TimeControlError(OrchestratorError, ValueError):
     """A time control that does not parse; the message quotes it."""
 
 
@@ -49,6 +51,13 @@ class TimeControl:
 
     @classmethod
     def parse(cls, text: str) -> TimeControl:
+        """A cutechess-style time control; a `TimeControlError` quoting it when it is bad.
+
+        >>> TimeControl.parse("40/60+0.5")
+        TimeControl(kind='clock', base_ms=60000, inc_ms=500, moves=40, limit=0)
+        >>> TimeControl.parse("st=2").limit, TimeControl.parse("nodes=1000").kind
+        (2000, 'nodes')
+        """
         raw = text.strip().lower()
         shown = text if len(text) <= 40 else text[:37] + "..."
         for prefix, kind in (("st=", "movetime"), ("nodes=", "nodes"), ("depth=", "depth")):
@@ -86,7 +95,11 @@ class TimeControl:
         return cls("clock", base, inc, moves)
 
     def pgn_tag(self) -> str:
-        """The PGN TimeControl tag value (seconds), as cutechess writes it."""
+        """The PGN TimeControl tag value (seconds), as cutechess writes it.
+
+        >>> TimeControl.parse("5:00+3").pgn_tag(), TimeControl.parse("st=0.5").pgn_tag()
+        ('300+3', '0.5/move')
+        """
         if self.kind == "movetime":
             return f"{_fmt(self.limit)}/move"
         if self.kind != "clock":

@@ -7,22 +7,15 @@ reader (or a kill) never sees half a file.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import re
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from orchestrator.core.model import Tournament
 from orchestrator.core.standings import Tiebreak
-from orchestrator.reports import crosstable, standings_data, standings_table
+from orchestrator.event.export import round_pgn, slug, standings_file_json, standings_text
 from orchestrator.store.database import RoundRow
-
-
-def slug(name: str) -> str:
-    """A folder and file name for an event name."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "event"
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -37,15 +30,6 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-
-
-def round_pgn(rnd: RoundRow) -> str:
-    """The finished games of a round, in playing order."""
-    return "".join((g.pgn or "") + "\n" for g in rnd.games if g.status == "finished")
-
-
-def event_pgn(rounds: Sequence[RoundRow]) -> str:
-    return "".join(round_pgn(r) for r in rounds)
 
 
 class PgnFiles:
@@ -80,16 +64,7 @@ def _write_all(files: list[tuple[Path, str]]) -> None:
         write_atomic(path, text)
 
 
-def write_standings(folder: Path, t: Tournament, order: Sequence[Tiebreak]) -> None:
-    finished = Tournament(
-        t.players,
-        tuple(r for r in t.rounds if all(g.result for g in r.games)),
-        t.format,
-        t.schedule,
-        t.system,
-        t.cycles,
-    )
-    text = standings_table(finished, order) + "\n" + crosstable(finished, order)
-    write_atomic(folder / "standings.txt", text)
-    data = {"rounds": len(finished.rounds), "standings": standings_data(finished, order)}
-    write_atomic(folder / "standings.json", json.dumps(data, indent=1) + "\n")
+def write_standings(folder: Path, tournament: Tournament, order: Sequence[Tiebreak]) -> None:
+    """`standings.txt` and `standings.json` of the rounds that count."""
+    write_atomic(folder / "standings.txt", standings_text(tournament, order))
+    write_atomic(folder / "standings.json", standings_file_json(tournament, order))

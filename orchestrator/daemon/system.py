@@ -11,10 +11,11 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from orchestrator.core.errors import OrchestratorError
 from orchestrator.engines.adapter import die_with_parent
 
 
-class AlreadyRunning(RuntimeError):
+class AlreadyRunning(OrchestratorError):
     """Another daemon holds the database's lock."""
 
 

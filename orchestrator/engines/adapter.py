@@ -25,7 +25,7 @@ import chess
 import chess.engine
 
 from orchestrator.config.model import EngineConfig
-from orchestrator.core.gamerecord import FaultKind
+from orchestrator.core.gamerecord import Fault, FaultKind
 
 QUIT_TIMEOUT = 1.0  # seconds an engine gets to quit before its process group is killed
 REAP_TIMEOUT = 5.0
@@ -42,11 +42,28 @@ def die_with_parent() -> None:  # pragma: no cover - runs in the child before ex
 
 
 class EngineFault(Exception):
-    """An engine misbehaved; the game it plays is lost by it."""
+    """An engine misbehaved; the game it plays is lost by it.  It carries the `Fault` that
+    the game record and the store keep."""
 
     def __init__(self, engine: str, kind: FaultKind, detail: str, output: tuple[str, ...] = ()):
         super().__init__(f"{engine}: {kind}: {detail}")
-        self.engine, self.kind, self.detail, self.output = engine, kind, detail, output
+        self.fault = Fault(engine, kind, detail, output)
+
+    @property
+    def engine(self) -> str:
+        return self.fault.engine
+
+    @property
+    def kind(self) -> FaultKind:
+        return self.fault.kind
+
+    @property
+    def detail(self) -> str:
+        return self.fault.detail
+
+    @property
+    def output(self) -> tuple[str, ...]:
+        return self.fault.output
 
 
 class _Pipe:

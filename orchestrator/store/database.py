@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
@@ -19,18 +19,38 @@ from typing import Any, cast
 
 import aiosqlite
 
-from orchestrator.core.gamerecord import GameRecord, MoveRecord
-from orchestrator.core.model import Game, Pairing, Player, Result, Round, Tournament
+from orchestrator.core.errors import OrchestratorError
+from orchestrator.core.gamerecord import Fault, GameRecord, MoveRecord
+from orchestrator.core.model import Player, Result
 from orchestrator.core.openings import Opening
 from orchestrator.store.schema import MIGRATIONS, VERSION
 
 
-class StoreError(RuntimeError):
+class StoreError(OrchestratorError):
     """The database cannot be used (newer schema, not an orchestrator database, ...)."""
 
 
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+@dataclass(frozen=True)
+class EventRow:
+    name: str
+    settings: str  # JSON, as the event layer wrote it
+    created_at: str
+    finished_at: str | None
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A game of a newly paired round."""
+
+    number: int  # place in the round's playing order, from 1
+    pair: int  # the event-wide pair index
+    white: str
+    black: str
+    opening: Opening | None
 
 
 @dataclass(frozen=True)
@@ -49,7 +69,7 @@ class GameRow:
     plies: int | None
     started_at: str | None
     ended_at: str | None
-    fault: dict[str, Any] | None
+    fault: Fault | None
     pgn: str | None
 
 
@@ -70,10 +90,36 @@ def _opening(text: str | None) -> Opening | None:
     return Opening(data["name"], data["fen"], tuple(data["moves"]))
 
 
+def _opening_json(opening: Opening | None) -> str | None:
+    if opening is None:
+        return None
+    return json.dumps({"name": opening.name, "fen": opening.fen, "moves": opening.moves})
+
+
+def _fault(text: str | None) -> Fault | None:
+    if not text:
+        return None
+    data = json.loads(text)
+    return Fault(data["engine"], data["kind"], data["detail"], tuple(data["last_output"]))
+
+
+def _fault_json(fault: Fault | None) -> str | None:
+    if fault is None:
+        return None
+    return json.dumps(
+        {
+            "engine": fault.engine,
+            "kind": fault.kind,
+            "detail": fault.detail,
+            "last_output": list(fault.output),
+        }
+    )
+
+
 def _game(row: aiosqlite.Row) -> GameRow:
     plain = {f.name: row[f.name] for f in fields(GameRow)}
     plain["opening"] = _opening(row["opening"])
-    plain["fault"] = json.loads(row["fault"]) if row["fault"] else None
+    plain["fault"] = _fault(row["fault"])
     return GameRow(**plain)
 
 
@@ -147,32 +193,29 @@ class Store:
 
     # the event ---------------------------------------------------------------------------
 
-    async def event(self) -> tuple[str, dict[str, Any], str | None] | None:
-        """(name, settings, finished_at) of the stored event, or None for a new database."""
-        async with self.db.execute("SELECT name, config, finished_at FROM event") as cur:
+    async def event(self) -> EventRow | None:
+        """The stored event, or None for a new database."""
+        sql = "SELECT name, config, created_at, finished_at FROM event"
+        async with self.db.execute(sql) as cur:
             row = await cur.fetchone()
         if row is None:
             return None
-        return row["name"], json.loads(row["config"]), row["finished_at"]
+        return EventRow(row["name"], row["config"], row["created_at"], row["finished_at"])
 
-    async def create_event(
-        self, name: str, settings: dict[str, Any], players: list[Player]
-    ) -> None:
+    async def create_event(self, name: str, settings: str, players: Sequence[Player]) -> None:
         async with self.transaction():
             await self.db.execute(
                 "INSERT INTO event (id, name, config, created_at) VALUES (1, ?, ?, ?)",
-                (name, json.dumps(settings, sort_keys=True), now()),
+                (name, settings, now()),
             )
             await self.db.executemany(
                 "INSERT INTO players (name, seed) VALUES (?, ?)",
                 [(p.name, p.seed) for p in players],
             )
 
-    async def update_settings(self, settings: dict[str, Any]) -> None:
+    async def update_settings(self, settings: str) -> None:
         async with self.transaction():
-            await self.db.execute(
-                "UPDATE event SET config = ?", (json.dumps(settings, sort_keys=True),)
-            )
+            await self.db.execute("UPDATE event SET config = ?", (settings,))
 
     async def finish_event(self) -> None:
         async with self.transaction():
@@ -187,36 +230,21 @@ class Store:
     # rounds and games --------------------------------------------------------------------
 
     async def add_round(
-        self, pairing: Pairing, first_pair: int, openings: dict[frozenset[str], Opening | None]
+        self, number: int, bye: str | None, dropped_rounds: int, games: Sequence[NewGame]
     ) -> None:
         """Store a paired round and its games in playing order (one transaction)."""
-        pair_index: dict[frozenset[str], int] = {}
-        rows = []
-        for number, game in enumerate(pairing.games, start=1):
-            key = frozenset((game.white, game.black))
-            pair = pair_index.setdefault(key, first_pair + len(pair_index))
-            opening = openings.get(key)
-            rows.append(
-                (
-                    pairing.round,
-                    number,
-                    pair,
-                    game.white,
-                    game.black,
-                    json.dumps({"name": opening.name, "fen": opening.fen, "moves": opening.moves})
-                    if opening
-                    else None,
-                )
-            )
         async with self.transaction():
             await self.db.execute(
                 "INSERT INTO rounds (number, bye, dropped_rounds, paired_at) VALUES (?, ?, ?, ?)",
-                (pairing.round, pairing.bye, pairing.dropped_rounds, now()),
+                (number, bye, dropped_rounds, now()),
             )
             await self.db.executemany(
                 "INSERT INTO games (round, number, pair, white, black, opening) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
-                rows,
+                [
+                    (number, g.number, g.pair, g.white, g.black, _opening_json(g.opening))
+                    for g in games
+                ],
             )
 
     async def rounds(self, number: int | None = None) -> list[RoundRow]:
@@ -243,21 +271,6 @@ class Store:
 
     async def pairs_so_far(self) -> int:
         return cast(int, await self._scalar("SELECT COALESCE(MAX(pair) + 1, 0) FROM games"))
-
-    async def tournament(self, base: Tournament) -> Tournament:
-        """`base` with every stored round; unfinished games have no result."""
-        rounds = await self.rounds()
-        return Tournament(
-            players=tuple(await self.players()),
-            rounds=tuple(
-                Round(r.number, tuple(Game(g.white, g.black, g.result) for g in r.games), r.bye)
-                for r in rounds
-            ),
-            format=base.format,
-            schedule=base.schedule,
-            system=base.system,
-            cycles=base.cycles,
-        )
 
     async def abort_running(self) -> int:
         """After a crash: interrupted attempts become 'aborted', their games 'pending'."""
@@ -297,8 +310,8 @@ class Store:
                     move.uci,
                     move.san,
                     int(move.book),
-                    score.cp if score else None,
-                    score.mate if score else None,
+                    score.score() if score else None,
+                    score.mate() if score else None,
                     move.depth,
                     move.seldepth,
                     move.nodes,
@@ -309,7 +322,6 @@ class Store:
             )
 
     async def finish_game(self, game: int, attempt: int, record: GameRecord, pgn: str) -> None:
-        fault = record.fault
         async with self.transaction():
             await self.db.execute(
                 "UPDATE games SET status = 'finished', result = ?, termination = ?, reason = ?, "
@@ -321,16 +333,7 @@ class Store:
                     record.plies,
                     record.started_at.isoformat(timespec="milliseconds"),
                     record.ended_at.isoformat(timespec="milliseconds"),
-                    json.dumps(
-                        {
-                            "engine": fault.engine,
-                            "kind": fault.kind,
-                            "detail": fault.detail,
-                            "last_output": list(fault.last_output),
-                        }
-                    )
-                    if fault
-                    else None,
+                    _fault_json(record.fault),
                     pgn,
                     game,
                 ),

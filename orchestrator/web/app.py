@@ -11,7 +11,8 @@ from __future__ import annotations
 import io
 import json
 import zipfile
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,18 +20,18 @@ import chess
 import chess.svg
 from aiohttp import web
 
-from orchestrator.core.model import WHITE_POINTS
-from orchestrator.daemon.outputs import event_pgn, round_pgn, slug
-from orchestrator.reports import crosstable
-from orchestrator.store.database import StoreError
-from orchestrator.views import (
+from orchestrator.core.standings import scores_by_round
+from orchestrator.event.export import crosstable, event_pgn, round_pgn, slug
+from orchestrator.event.read import (
     EventView,
     game_json,
     load_view,
     overview_json,
+    reading,
     round_json,
     standings_json,
 )
+from orchestrator.store.database import RoundRow, Store, StoreError
 from orchestrator.web import charts, pages
 
 DB = web.AppKey("db", Path)
@@ -43,9 +44,19 @@ def _number(request: web.Request, key: str) -> int:
     return int(request.match_info[key])
 
 
-async def _view(request: web.Request) -> tuple[EventView, Any]:
+async def _view(request: web.Request) -> EventView:
     try:
         return await load_view(request.app[DB])
+    except StoreError as exc:
+        raise web.HTTPServiceUnavailable(text=str(exc)) from None
+
+
+@asynccontextmanager
+async def _reading(request: web.Request) -> AsyncIterator[tuple[EventView, Store]]:
+    """The event and its open read-only connection, for handlers that read more."""
+    try:
+        async with reading(request.app[DB]) as opened:
+            yield opened
     except StoreError as exc:
         raise web.HTTPServiceUnavailable(text=str(exc)) from None
 
@@ -71,76 +82,49 @@ def _download(body: bytes, filename: str, content_type: str) -> web.Response:
 
 
 async def _game(request: web.Request) -> dict[str, Any]:
-    view, store = await _view(request)
-    try:
-        wanted = _number(request, "id")
-        for rnd in view.rounds:
-            for game in rnd.games:
-                if game.id == wanted:
-                    data = await game_json(store, game)
-                    data["pgn"] = game.pgn
-                    data["event"] = view.name
-                    return data
-    finally:
-        await store.close()
-    raise web.HTTPNotFound(text=f"no game {wanted}")
+    wanted = _number(request, "id")
+    async with _reading(request) as (view, store):
+        game = view.game(wanted)
+        if game is None:
+            raise web.HTTPNotFound(text=f"no game {wanted}")
+        data = await game_json(store, game)
+    data["pgn"] = game.pgn
+    data["event"] = view.name
+    return data
 
 
-def _round(view: EventView, number: int) -> Any:
+def _round(view: EventView, number: int) -> RoundRow:
     for rnd in view.rounds:
         if rnd.number == number:
             return rnd
     raise web.HTTPNotFound(text=f"no round {number}")
 
 
-def _progress(view: EventView) -> dict[str, list[float]]:
-    scores: dict[str, list[float]] = {p.name: [] for p in view.tournament.players}
-    running = dict.fromkeys(scores, 0.0)
-    per_bye = 2.0 if view.tournament.format == "double" else 1.0
-    for rnd in view.tournament.rounds:
-        for g in rnd.games:
-            if g.result:
-                running[g.white] += WHITE_POINTS[g.result]
-                running[g.black] += 1 - WHITE_POINTS[g.result]
-        if rnd.bye:
-            running[rnd.bye] += per_bye
-        for name, series in scores.items():
-            series.append(running[name])
-    return scores
-
-
 # pages ---------------------------------------------------------------------------------
 
 
 async def overview_page(request: web.Request) -> web.Response:
-    view, store = await _view(request)
-    try:
+    async with _reading(request) as (view, store):
         return _html(pages.overview(await overview_json(view, store)))
-    finally:
-        await store.close()
 
 
 async def standings_page(request: web.Request) -> web.Response:
-    view, store = await _view(request)
-    await store.close()
+    view = await _view(request)
     return _html(pages.standings(standings_json(view)))
 
 
 async def crosstable_page(request: web.Request) -> web.Response:
-    view, store = await _view(request)
-    await store.close()
-    return _html(pages.crosstable(view.name, crosstable(view.tournament, view.tiebreaks)))
+    view = await _view(request)
+    return _html(pages.crosstable(view.name, crosstable(view.tournament, view.settings.tiebreaks)))
 
 
 async def rounds_page(request: web.Request) -> web.Response:
-    view, store = await _view(request)
-    await store.close()
+    view = await _view(request)
     return _html(pages.rounds(view.name, [r.number for r in view.rounds]))
 
 
 async def round_page(request: web.Request) -> web.Response:
-    view, store = await _view(request)
-    await store.close()
+    view = await _view(request)
     return _html(pages.round_page(view.name, round_json(_round(view, _number(request, "n")))))
 
 
@@ -163,31 +147,29 @@ async def eval_svg(request: web.Request) -> web.Response:
 
 
 async def progress_svg(request: web.Request) -> web.Response:
-    view, store = await _view(request)
-    await store.close()
-    return _svg(charts.progress_chart([p.name for p in view.tournament.by_seed()], _progress(view)))
+    view = await _view(request)
+    return _svg(
+        charts.progress_chart(
+            [p.name for p in view.tournament.by_seed()], scores_by_round(view.tournament)
+        )
+    )
 
 
 # the JSON API (the shapes of the CLI's --json) -----------------------------------------
 
 
 async def api_overview(request: web.Request) -> web.Response:
-    view, store = await _view(request)
-    try:
+    async with _reading(request) as (view, store):
         return _json(await overview_json(view, store))
-    finally:
-        await store.close()
 
 
 async def api_standings(request: web.Request) -> web.Response:
-    view, store = await _view(request)
-    await store.close()
+    view = await _view(request)
     return _json(standings_json(view))
 
 
 async def api_round(request: web.Request) -> web.Response:
-    view, store = await _view(request)
-    await store.close()
+    view = await _view(request)
     return _json(round_json(_round(view, _number(request, "n"))))
 
 
@@ -199,8 +181,7 @@ async def api_game(request: web.Request) -> web.Response:
 
 async def healthz(request: web.Request) -> web.Response:
     try:
-        view, store = await load_view(request.app[DB])
-        await store.close()
+        view = await load_view(request.app[DB])
     except StoreError as exc:
         return web.json_response({"ok": False, "error": str(exc)}, status=503)
     return web.json_response({"ok": True, "event": view.name})
@@ -218,21 +199,18 @@ async def game_pgn(request: web.Request) -> web.Response:
 
 
 async def round_download(request: web.Request) -> web.Response:
-    view, store = await _view(request)
-    await store.close()
+    view = await _view(request)
     rnd = _round(view, _number(request, "n"))
     return _download(round_pgn(rnd).encode(), f"round-{rnd.number:02d}.pgn", PGN_TYPE)
 
 
 async def event_download(request: web.Request) -> web.Response:
-    view, store = await _view(request)
-    await store.close()
+    view = await _view(request)
     return _download(event_pgn(view.rounds).encode(), f"{slug(view.name)}.pgn", PGN_TYPE)
 
 
 async def archive_download(request: web.Request) -> web.Response:
-    view, store = await _view(request)
-    await store.close()
+    view = await _view(request)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for rnd in view.rounds:

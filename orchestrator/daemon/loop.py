@@ -14,16 +14,19 @@ from typing import Any
 import chess
 import structlog
 
-from orchestrator.config.event import initial_tournament
 from orchestrator.config.model import Config
 from orchestrator.core.gamerecord import GameRecord, MoveRecord
-from orchestrator.core.openings import Opening, choose
+from orchestrator.core.model import Tournament
+from orchestrator.core.openings import Opening
 from orchestrator.core.pairing import pair_next
-from orchestrator.daemon.outputs import PgnFiles, slug, write_standings
+from orchestrator.daemon.outputs import PgnFiles, write_standings
 from orchestrator.daemon.system import notify, watchdog_interval
 from orchestrator.engines.pool import EnginePool
-from orchestrator.runner.game import GameSpec, play_game
-from orchestrator.runner.pgn import to_pgn
+from orchestrator.event.export import slug
+from orchestrator.event.open import OpenEvent
+from orchestrator.event.state import OpeningChoice, new_games, tournament
+from orchestrator.game.game import GameSpec, play_game
+from orchestrator.game.pgn import to_pgn
 from orchestrator.store.database import GameRow, RoundRow, Store
 
 log = structlog.get_logger()
@@ -31,15 +34,23 @@ log = structlog.get_logger()
 
 class Daemon:
     def __init__(
-        self, config: Config, store: Store, openings: list[Opening] | None, *, drain: bool = False
+        self,
+        config: Config,
+        event: OpenEvent,
+        store: Store,
+        openings: list[Opening] | None,
+        *,
+        drain: bool = False,
     ) -> None:
         self.config = config
+        self.event = event
         self.store = store
-        self.openings = openings
+        self.openings = OpeningChoice(
+            openings or (), config.tournament.random_seed, config.tournament.opening_order
+        )
         self.drain = drain
         self.stopping = asyncio.Event()
         self.pool = EnginePool()
-        self.base = initial_tournament(config)
         self.folder = config.tournament.pgn_dir / slug(config.tournament.name)
         self.name = config.tournament.name
         self.pgn_files = PgnFiles(self.folder, self.name)
@@ -59,16 +70,20 @@ class Daemon:
 
     # the event ----------------------------------------------------------------------------
 
-    async def run(self, resumed: bool) -> None:
+    async def _tournament(self) -> Tournament:
+        """The event as the core sees it, from what is stored now."""
+        return tournament(self.event.settings, self.event.players, await self.store.rounds())
+
+    async def run(self) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, self.request_stop, sig.name)
         structlog.contextvars.bind_contextvars(tournament=self.name)
         aborted = await self.store.abort_running()
         log.info(
-            "tournament_resumed" if resumed else "tournament_started",
+            "tournament_resumed" if self.event.resumed else "tournament_started",
             players=len(self.config.engines),
-            rounds=self.config.rounds(),
+            rounds=self.config.total_rounds(),
             aborted_games=aborted,
         )
         notify("READY=1")
@@ -84,7 +99,7 @@ class Daemon:
                 loop.remove_signal_handler(sig)
 
     async def _rounds(self) -> None:
-        total = self.config.rounds()
+        total = self.config.total_rounds()
         await self._write_outputs(None)
         while not self.stopping.is_set():
             rounds = await self.store.rounds()
@@ -98,30 +113,12 @@ class Daemon:
             if len(rounds) >= total:
                 await self._finish_event()
                 return
-            await self._pair(rounds)
+            await self._pair()
 
-    async def _pair(self, rounds: list[RoundRow]) -> None:
-        t = await self.store.tournament(self.base)
-        pairing = pair_next(t)
-        first_pair = await self.store.pairs_so_far()
-        keys: list[frozenset[str]] = []
-        for g in pairing.games:
-            key = frozenset((g.white, g.black))
-            if key not in keys:
-                keys.append(key)
-        openings: dict[frozenset[str], Opening | None] = {}
-        for i, key in enumerate(keys):
-            openings[key] = (
-                choose(
-                    self.openings,
-                    first_pair + i,
-                    self.config.tournament.random_seed,
-                    self.config.tournament.opening_order,
-                )
-                if self.openings
-                else None
-            )
-        await self.store.add_round(pairing, first_pair, openings)
+    async def _pair(self) -> None:
+        pairing = pair_next(await self._tournament())
+        games = new_games(pairing, await self.store.pairs_so_far(), self.openings)
+        await self.store.add_round(pairing.round, pairing.bye, pairing.dropped_rounds, games)
         log.info(
             "round_paired",
             round=pairing.round,
@@ -145,9 +142,11 @@ class Daemon:
         `standings` (or at the start) the standings files."""
         await self.pgn_files.write(await self.store.rounds(changed))
         if standings or changed is None:
-            t = await self.store.tournament(self.base)
             await asyncio.to_thread(
-                write_standings, self.folder, t, self.config.tournament.tiebreaks
+                write_standings,
+                self.folder,
+                await self._tournament(),
+                self.config.tournament.tiebreaks,
             )
 
     # games --------------------------------------------------------------------------------
@@ -203,14 +202,14 @@ class Daemon:
                 raise task.exception()  # type: ignore[misc]
 
     async def _play(self, rnd: RoundRow, game: GameRow) -> None:
-        t = self.config.tournament
+        settings = self.config.tournament
         spec = GameSpec(
             white=self.config.engine(game.white),
             black=self.config.engine(game.black),
-            tc=t.tc,
+            tc=settings.tc,
             opening=game.opening,
             adjudication=self.config.adjudication,
-            timemargin_ms=t.timemargin_ms,
+            timemargin_ms=settings.timemargin_ms,
             game_key=f"{self.name}:{game.id}",
         )
         context = {
@@ -231,7 +230,9 @@ class Daemon:
             await asyncio.shield(self.store.abort_attempt(game.id, attempt))
             log.info("game_aborted", **context, attempt=attempt)
             raise
-        pgn = to_pgn(record, event=self.name, site=t.site, round_tag=f"{rnd.number}.{game.number}")
+        pgn = to_pgn(
+            record, event=self.name, site=settings.site, round_tag=f"{rnd.number}.{game.number}"
+        )
         await self.store.finish_game(game.id, attempt, record, pgn)
         self._log_finished(record, context)
         await self._write_outputs(rnd.number)

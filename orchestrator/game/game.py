@@ -20,6 +20,7 @@ import chess.syzygy
 from orchestrator.config.model import EngineConfig
 from orchestrator.core.adjudication import Adjudication, Adjudicator, Verdict, tablebase_verdict
 from orchestrator.core.gamerecord import (
+    Cp,
     Fault,
     FaultKind,
     GameRecord,
@@ -75,15 +76,13 @@ def _lost_by(colour: chess.Color) -> Result:
 MAX_MATE_DISTANCE = 500
 
 
-def _score(relative: chess.engine.Score) -> Score:
+def _score(relative: Score) -> Score:
     """An engine's score; a mate too far to be real (engines with their own mate scales,
     such as Sjeng's +-1000000) counts as a decisive +-100 pawns."""
     mate = relative.mate()
-    if mate is None:
-        return Score(cp=relative.score())
-    if abs(mate) > MAX_MATE_DISTANCE:
-        return Score(cp=10000 if mate > 0 else -10000)
-    return Score(mate=mate)
+    if mate is not None and abs(mate) > MAX_MATE_DISTANCE:
+        return Cp(10000 if mate > 0 else -10000)
+    return relative
 
 
 def rules_outcome(board: chess.Board) -> Verdict | None:
@@ -241,7 +240,7 @@ class _Game:
             self.tablebase.close()
 
     def _fault(self, fault: EngineFault, colour: chess.Color) -> _Ended:
-        record = Fault(fault.engine, fault.kind, fault.detail, fault.output)
+        record = fault.fault
         termination = _TERMINATION[fault.kind]
         what = {
             "startup": "did not start",

@@ -1,0 +1,190 @@
+"""What people and tools read of an event, rendered as text: file names, the PGN of a round
+and of the event, standings and crosstables as text and JSON.  Pure: the daemon writes these
+to files, the web view serves them, the CLI prints them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from orchestrator.core.model import Tournament
+from orchestrator.core.standings import TIEBREAKS, Line, Tiebreak, standings
+from orchestrator.store.database import RoundRow
+
+
+def slug(name: str) -> str:
+    """A folder and file name for an event name.
+
+    >>> slug("TCEC Swiss 7: Final!"), slug("..")
+    ('TCEC_Swiss_7_Final', 'event')
+    """
+    cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
+    return cleaned if cleaned.strip(".") else "event"
+
+
+def round_pgn(rnd: RoundRow) -> str:
+    """The finished games of a round, in playing order, each followed by a blank line.
+
+    >>> import asyncio
+    >>> from orchestrator.event.read import load_view
+    >>> from orchestrator.event.sample import sample_database
+    >>> view = asyncio.run(load_view(asyncio.run(sample_database())))
+    >>> round_pgn(view.rounds[0])
+    '[Result "1-0"]\\n\\n1. e4 e5 1-0\\n\\n'
+    """
+    return "".join((g.pgn or "") + "\n" for g in rnd.games if g.status == "finished")
+
+
+def event_pgn(rounds: Sequence[RoundRow]) -> str:
+    """The finished games of the event, in round and playing order.
+
+    >>> import asyncio
+    >>> from orchestrator.event.read import load_view
+    >>> from orchestrator.event.sample import sample_database
+    >>> view = asyncio.run(load_view(asyncio.run(sample_database())))
+    >>> event_pgn(view.rounds).count("[Result ")
+    1
+    """
+    return "".join(round_pgn(r) for r in rounds)
+
+
+def standings_text(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
+    """`standings.txt`: the standings table, then the crosstable.
+
+    >>> from orchestrator.core.model import Game, Player, Round
+    >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, (Game("A", "B", "0-1"),)),))
+    >>> print(standings_text(t, []).splitlines()[-1])
+    2  A           0  0  *
+    """
+    return standings_table(tournament, order) + "\n" + crosstable(tournament, order)
+
+
+def standings_file_json(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
+    """`standings.json`: the rounds counted and the standings.
+
+    >>> from orchestrator.core.model import Game, Player, Round
+    >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, (Game("A", "B", "0-1"),)),))
+    >>> json.loads(standings_file_json(t, []))["standings"][0]["name"]
+    'B'
+    """
+    data = {"rounds": len(tournament.rounds), "standings": standings_data(tournament, order)}
+    return json.dumps(data, indent=1) + "\n"
+
+
+_SHORT = {
+    "sb": "SB",
+    "wins": "Wins",
+    "black": "Black",
+    "direct": "DE",
+    "buchholz": "Buch",
+    "median-buchholz": "MBuch",
+}
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def standings_data(tournament: Tournament, order: Sequence[Tiebreak]) -> list[dict[str, Any]]:
+    """The standings as the `--json` outputs give them.
+
+    >>> from orchestrator.core.model import Game, Player, Round
+    >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, (Game("A", "B", "1-0"),)),))
+    >>> [(d["place"], d["name"], d["score"]) for d in standings_data(t, ["sb"])]
+    [('1', 'A', 1.0), ('2', 'B', 0.0)]
+    """
+    return [
+        {
+            "place": line.place,
+            "name": line.name,
+            "seed": line.seed,
+            "score": line.score,
+            "games": line.games,
+            "wins": line.wins,
+            "draws": line.draws,
+            "losses": line.losses,
+            "byes": line.byes,
+            "tiebreaks": {tb: line.tiebreaks[tb] for tb in order},
+        }
+        for line in standings(tournament, order)
+    ]
+
+
+def standings_table(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
+    """The standings as a text table with a legend of the tiebreaks.
+
+    >>> from orchestrator.core.model import Game, Player, Round
+    >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, (Game("A", "B", "1-0"),)),))
+    >>> print(standings_table(t, []))
+    Place  Engine  Seed  Score  Games  +  =  -  BYE
+    -----  ------  ----  -----  -----  -  -  -  ---
+        1  A          1      1      1  1  0  0    0
+        2  B          2      0      1  0  0  1    0
+    <BLANKLINE>
+    """
+    lines: list[Line] = standings(tournament, order)
+    header = ["Place", "Engine", "Seed", "Score", "Games", "+", "=", "-", "BYE"]
+    header += [_SHORT[tb] for tb in order]
+    rows = [
+        [
+            line.place,
+            line.name,
+            str(line.seed),
+            _num(line.score),
+            str(line.games),
+            str(line.wins),
+            str(line.draws),
+            str(line.losses),
+            str(line.byes),
+            *(_num(line.tiebreaks[tb]) for tb in order),
+        ]
+        for line in lines
+    ]
+    legend = ", ".join(f"{_SHORT[tb]} = {TIEBREAKS[tb]}" for tb in order)
+    return _table(header, rows) + (f"\nTiebreaks: {legend}\n" if order else "")
+
+
+def crosstable(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
+    """Rows by place; each cell the results against that opponent in order (1, =, 0).
+
+    >>> from orchestrator.core.model import Game, Player, Round
+    >>> games = (Game("A", "B", "1-0"), Game("B", "A", "1/2-1/2"))
+    >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, games),), format="double")
+    >>> print(crosstable(t, []))
+    #  Engine  Score   1   2
+    -  ------  -----  --  --
+    1  A         1.5   *  1=
+    2  B         0.5  0=   *
+    <BLANKLINE>
+    """
+    lines = standings(tournament, order)
+    number = {line.name: i + 1 for i, line in enumerate(lines)}
+    cells: dict[tuple[str, str], str] = {}
+    for line in lines:
+        for opponent, pts in line.results:
+            mark = "1" if pts == 1 else "0" if pts == 0 else "="
+            cells[line.name, opponent] = cells.get((line.name, opponent), "") + mark
+    header = ["#", "Engine", "Score", *(str(i + 1) for i in range(len(lines)))]
+    rows = []
+    for line in lines:
+        row = [str(number[line.name]), line.name, _num(line.score)]
+        for other in lines:
+            row.append("*" if other is line else cells.get((line.name, other.name), ""))
+        rows.append(row)
+    return _table(header, rows)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def fmt(row: list[str]) -> str:
+        return "  ".join(
+            cell.ljust(w) if i == 1 else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(row, widths, strict=True))
+        ).rstrip()
+
+    rule = "  ".join("-" * w for w in widths)
+    return "\n".join([fmt(header), rule, *(fmt(r) for r in rows)]) + "\n"

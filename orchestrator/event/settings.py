@@ -1,0 +1,164 @@
+"""What of a config an event is tied to, and which changes a resume may accept.
+
+The settings are stored with the event as JSON and compared with the config's on resume.
+Changing the players or the pairing system would make the stored pairings wrong, so it is
+always refused (`LOCKED`); changes that only affect games still to be played (time control,
+rounds, adjudication, engine commands and options, openings) need `--force`; where the files
+go and how many games run at once may change freely (`FREE`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+from orchestrator.config.model import Config
+from orchestrator.core.model import Format, Schedule, System
+from orchestrator.core.standings import TCEC_ORDER, Tiebreak
+
+#: settings that may never change once the event has started
+LOCKED = ("players", "system", "format", "schedule", "cycles")
+#: settings that may change at any resume; every other change needs --force
+FREE = ("concurrency", "database", "pgn_dir", "site")
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """What an engine's games depend on."""
+
+    command: tuple[str, ...]
+    protocol: str = "uci"
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EventSettings:
+    """The settings an event was made with, as stored beside it.
+
+    >>> s = EventSettings(name="Test", players=("A", "B"), rounds=1)
+    >>> EventSettings.from_json(s.to_json()) == s
+    True
+    >>> s.games_per_pair, dataclasses.replace(s, format="single").games_per_pair
+    (2, 1)
+    """
+
+    name: str
+    players: tuple[str, ...]  # by seed
+    rounds: int
+    site: str = "?"
+    system: System = "swiss"
+    format: Format = "double"
+    schedule: Schedule = "legs"
+    cycles: int = 1
+    tc: str = "60+0.6"
+    timemargin: int = 100
+    concurrency: int = 1
+    openings: str = ""
+    opening_order: str = "random"
+    random_seed: int = 1
+    database: str = "tournament.sqlite"
+    pgn_dir: str = "pgn_out"
+    tiebreaks: tuple[Tiebreak, ...] = TCEC_ORDER
+    adjudication: dict[str, Any] = field(default_factory=dict)
+    engines: dict[str, EngineSettings] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, config: Config, players: tuple[str, ...]) -> EventSettings:
+        """The settings of `config`'s event, its players (names by seed) as seeded.
+
+        >>> from pathlib import Path
+        >>> from orchestrator.event.sample import sample_config
+        >>> settings = EventSettings.of(sample_config(Path("/tmp")), ("A", "B", "C", "D"))
+        >>> settings.rounds, settings.tc, settings.engines["A"].command
+        (2, '60+0.6', ('/usr/games/A',))
+        """
+        section = config.tournament
+        adjudication = dataclasses.asdict(config.adjudication)
+        adjudication["tablebases"] = str(config.adjudication.tablebases or "")
+        return cls(
+            name=section.name,
+            site=section.site,
+            players=players,
+            system=section.system,
+            format=section.format,
+            schedule=section.schedule,
+            cycles=section.cycles,
+            rounds=config.total_rounds(),
+            tc=str(section.tc),
+            timemargin=section.timemargin_ms,
+            concurrency=section.concurrency,
+            openings=str(section.openings or ""),
+            opening_order=section.opening_order,
+            random_seed=section.random_seed,
+            database=str(section.database),
+            pgn_dir=str(section.pgn_dir),
+            tiebreaks=section.tiebreaks,
+            adjudication=adjudication,
+            engines={
+                e.name: EngineSettings(e.command, e.protocol, dict(e.options))
+                for e in config.engines
+            },
+        )
+
+    @property
+    def games_per_pair(self) -> int:
+        """Games each pair plays in a round.
+
+        >>> EventSettings(name="E", players=(), rounds=1, format="single").games_per_pair
+        1
+        """
+        return 2 if self.format == "double" else 1
+
+    def to_json(self) -> str:
+        """The stored form: JSON with sorted keys.
+
+        >>> EventSettings(name="E", players=("A", "B"), rounds=1).to_json()[:40]
+        '{"adjudication": {}, "concurrency": 1, "'
+        """
+        return json.dumps(self._plain(), sort_keys=True)
+
+    def _plain(self) -> dict[str, Any]:
+        plain = dataclasses.asdict(self)
+        plain["players"] = list(self.players)
+        plain["tiebreaks"] = list(self.tiebreaks)
+        plain["engines"] = {
+            name: {"command": list(e.command), "protocol": e.protocol, "options": e.options}
+            for name, e in self.engines.items()
+        }
+        return plain
+
+    @classmethod
+    def from_json(cls, text: str) -> EventSettings:
+        """The settings stored with an event; keys it does not know are ignored, keys it
+        lacks take their defaults (an event stored by an older orchestrator).
+
+        >>> EventSettings.from_json('{"name": "E", "players": ["A", "B"], "rounds": 3}').format
+        'double'
+        """
+        data: dict[str, Any] = json.loads(text)
+        known = {f.name for f in dataclasses.fields(cls)}
+        plain = {k: v for k, v in data.items() if k in known}
+        plain["players"] = tuple(plain.get("players", ()))
+        plain["tiebreaks"] = tuple(plain.get("tiebreaks", TCEC_ORDER))
+        plain["engines"] = {
+            name: EngineSettings(tuple(e["command"]), e.get("protocol", "uci"), e["options"])
+            for name, e in cast(dict[str, Any], plain.get("engines", {})).items()
+        }
+        return cls(**plain)
+
+    def changes(self, current: EventSettings) -> tuple[list[str], list[str]]:
+        """(settings that may never change, settings that need --force) that differ
+        between these stored settings and `current`.
+
+        >>> stored = EventSettings(name="E", players=("A", "B"), rounds=3)
+        >>> now = dataclasses.replace(stored, rounds=5, concurrency=2, format="single")
+        >>> stored.changes(now)
+        (['format'], ['rounds'])
+        """
+        before, after = self._plain(), current._plain()
+        differ = sorted(k for k in before if before[k] != after[k])
+        locked = [k for k in differ if k in LOCKED]
+        forced = [k for k in differ if k not in LOCKED and k not in FREE]
+        return locked, forced

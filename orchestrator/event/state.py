@@ -1,0 +1,103 @@
+"""The event's state as the pure core sees it, built from the stored rows in one place.
+
+One rule decides which rounds count: a round counts once every one of its games has a
+result.  The pairing of the next round, the standings files, the read commands and the web
+view all see the same `Tournament`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from orchestrator.config.model import Config
+from orchestrator.core.model import Game, Pairing, Player, Round, Tournament
+from orchestrator.core.openings import Opening, choose
+from orchestrator.core.seeding import seed
+from orchestrator.event.settings import EventSettings
+from orchestrator.store.database import NewGame, RoundRow
+
+
+def seeded_players(config: Config) -> tuple[Player, ...]:
+    """The config's engines as players, seeded by the config's method.
+
+    >>> from pathlib import Path
+    >>> from orchestrator.event.sample import sample_config
+    >>> seeded_players(sample_config(Path("/tmp")))[0]
+    Player(name='A', seed=1)
+    """
+    section = config.tournament
+    names = seed(
+        [e.name for e in config.engines],
+        section.seeding,
+        ratings=[e.rating for e in config.engines],
+        groups=config.groups(),
+        rng_seed=section.random_seed,
+    )
+    return tuple(Player(name, i + 1) for i, name in enumerate(names))
+
+
+def tournament(
+    settings: EventSettings, players: Sequence[Player], rounds: Sequence[RoundRow] = ()
+) -> Tournament:
+    """The stored event as a core `Tournament`: every round whose games all have a result.
+
+    >>> settings = EventSettings(name="E", players=("A", "B"), rounds=2, format="single")
+    >>> tournament(settings, [Player("A", 1), Player("B", 2)]).games_per_pair
+    1
+    """
+    return Tournament(
+        players=tuple(players),
+        rounds=tuple(
+            Round(r.number, tuple(Game(g.white, g.black, g.result) for g in r.games), r.bye)
+            for r in rounds
+            if all(g.result for g in r.games)
+        ),
+        format=settings.format,
+        schedule=settings.schedule,
+        system=settings.system,
+        cycles=settings.cycles,
+    )
+
+
+def pair_numbers(games: Sequence[Game], first: int) -> list[int]:
+    """The event-wide index of each game's pair, counting on from `first`: both games of a
+    pair (the same two players) share one, and it chooses their opening.
+
+    >>> pair_numbers([Game("A", "B"), Game("C", "D"), Game("B", "A"), Game("D", "C")], 10)
+    [10, 11, 10, 11]
+    """
+    index: dict[frozenset[str], int] = {}
+    return [index.setdefault(frozenset((g.white, g.black)), first + len(index)) for g in games]
+
+
+@dataclass(frozen=True)
+class OpeningChoice:
+    """The opening suite and how an event chooses from it."""
+
+    suite: Sequence[Opening]
+    seed: int = 1
+    order: str = "random"
+
+    def for_pair(self, pair: int) -> Opening | None:
+        """The opening of the event's `pair`-th pair (None without a suite).
+
+        >>> OpeningChoice([Opening("a"), Opening("b")], order="sequential").for_pair(3).name
+        'b'
+        """
+        return choose(list(self.suite), pair, self.seed, self.order) if self.suite else None
+
+
+def new_games(pairing: Pairing, first_pair: int, openings: OpeningChoice) -> list[NewGame]:
+    """The rows of a newly paired round's games, in playing order, with their pair index
+    and opening.
+
+    >>> pairing = Pairing(3, (Game("A", "B"), Game("B", "A")))
+    >>> [(g.number, g.pair, g.white) for g in new_games(pairing, 7, OpeningChoice(()))]
+    [(1, 7, 'A'), (2, 7, 'B')]
+    """
+    pairs = pair_numbers(pairing.games, first_pair)
+    return [
+        NewGame(number, pair, game.white, game.black, openings.for_pair(pair))
+        for number, (game, pair) in enumerate(zip(pairing.games, pairs, strict=True), start=1)
+    ]

@@ -1,0 +1,83 @@
+"""The layering the folder layout promises, checked by walking every import of the package.
+
+- `core/` imports nothing from the rest of the package (a pure core over plain data);
+- `store/` imports only `core/` (rows in, rows out);
+- `web/` and `event/` never import `daemon/`;
+- nothing imports `cli/` (but `__main__`, the entry point).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+PACKAGE = ROOT / "orchestrator"
+
+
+def layer(module: str) -> str:
+    """'orchestrator.core.swiss' -> 'core'; top-level modules are layers of their own."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def imports() -> list[tuple[Path, str, str]]:
+    """(file, its layer, imported orchestrator module) for every import in the package."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        relative = path.relative_to(ROOT).with_suffix("")
+        module = ".".join(relative.parts).removesuffix(".__init__")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            for name in names:
+                if name.startswith("orchestrator."):
+                    found.append((path, layer(module), name))
+    return found
+
+
+ALL = imports()
+
+
+def test_the_walk_sees_the_package() -> None:
+    layers = {own for _, own, _ in ALL}
+    assert {"core", "store", "event", "daemon", "web", "cli", "game", "engines"} <= layers
+    assert len(ALL) > 100
+
+
+@pytest.mark.parametrize(
+    ("importer", "allowed"),
+    [
+        ("core", {"core"}),
+        ("store", {"core", "store"}),
+    ],
+)
+def test_lower_layers_import_only_below(importer: str, allowed: set[str]) -> None:
+    wrong = [
+        (path.name, name)
+        for path, own, name in ALL
+        if own == importer and layer(name) not in allowed
+    ]
+    assert not wrong
+
+
+@pytest.mark.parametrize("importer", ["web", "event"])
+def test_web_and_event_never_import_the_daemon(importer: str) -> None:
+    wrong = [
+        (path.name, name) for path, own, name in ALL if own == importer and layer(name) == "daemon"
+    ]
+    assert not wrong
+
+
+def test_nothing_imports_the_cli() -> None:
+    """Only the entry point (`python -m orchestrator`) does."""
+    outside = {"cli", "__main__"}
+    wrong = [(path, name) for path, own, name in ALL if own not in outside and layer(name) == "cli"]
+    assert not wrong

@@ -1,0 +1,163 @@
+"""The store on its own: schema and migrations, and every read and write of the state."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from orchestrator.core.gamerecord import Cp, Fault, GameRecord, Mate, MoveRecord
+from orchestrator.core.model import Player
+from orchestrator.core.openings import Opening
+from orchestrator.store.database import NewGame, Store, StoreError
+from orchestrator.store.schema import MIGRATIONS, VERSION
+
+PLAYERS = [Player("A", 1), Player("B", 2), Player("C", 3), Player("D", 4)]
+WHEN = datetime(2026, 1, 1, tzinfo=UTC)
+
+
+async def new_store(tmp_path: Path) -> Store:
+    store = await Store.open(tmp_path / "t.sqlite")
+    await store.create_event("Test", '{"name": "Test"}', PLAYERS)
+    italian = Opening("Italian", None, ("e2e4", "e7e5"))
+    games = [
+        NewGame(1, 0, "A", "B", italian),
+        NewGame(2, 1, "C", "D", None),
+        NewGame(3, 0, "B", "A", italian),
+        NewGame(4, 1, "D", "C", None),
+    ]
+    await store.add_round(1, None, 0, games)
+    return store
+
+
+def record(white: str, black: str, fault: Fault | None = None) -> GameRecord:
+    moves = (MoveRecord("e2e4", "e4", book=True), MoveRecord("d7d5", "d5", score=Mate(-3)))
+    return GameRecord(
+        white, black, "1-0", "normal", "White mates", moves, WHEN, WHEN, "10+0.1", fault=fault
+    )
+
+
+async def test_a_new_database_has_the_schema_and_the_event(tmp_path: Path) -> None:
+    store = await new_store(tmp_path)
+    try:
+        event = await store.event()
+        assert event is not None and (event.name, event.settings) == ("Test", '{"name": "Test"}')
+        assert event.finished_at is None
+        assert await store.players() == PLAYERS
+        rounds = await store.rounds()
+        assert [(g.number, g.pair, g.white, g.status) for g in rounds[0].games] == [
+            (1, 0, "A", "pending"),
+            (2, 1, "C", "pending"),
+            (3, 0, "B", "pending"),
+            (4, 1, "D", "pending"),
+        ]
+        assert rounds[0].games[0].opening == Opening("Italian", None, ("e2e4", "e7e5"))
+        assert await store.pairs_so_far() == 2
+        await store.update_settings('{"name": "Renamed"}')
+        await store.finish_event()
+        event = await store.event()
+        assert event is not None and event.settings == '{"name": "Renamed"}'
+        assert event.finished_at is not None
+    finally:
+        await store.close()
+    with sqlite3.connect(tmp_path / "t.sqlite") as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == VERSION
+
+
+async def test_attempts_moves_and_results(tmp_path: Path) -> None:
+    store = await new_store(tmp_path)
+    try:
+        game = (await store.rounds())[0].games[1]
+        first = await store.start_attempt(game.id)
+        await store.add_move(first, 1, MoveRecord("e2e4", "e4", score=Cp(20), time_ms=5))
+        assert (await store.rounds(1))[0].games[1].status == "running"
+        await store.abort_attempt(game.id, first)
+        assert (await store.rounds(1))[0].games[1].status == "pending"
+        second = await store.start_attempt(game.id)
+        move = MoveRecord("d2d4", "d4", score=Cp(35), depth=20, time_ms=120, reported_ms=118)
+        await store.add_move(second, 1, move)
+        live = await store.live_moves(game.id)
+        assert [(m["san"], m["score_cp"], m["time_ms"], m["reported_ms"]) for m in live] == [
+            ("d4", 35, 120, 118)
+        ]
+        fault = Fault("D", "crash", "exit code 3", ("bestmove e7e5",))
+        await store.finish_game(game.id, second, record("C", "D", fault), "[PGN]")
+        stored = (await store.rounds(1))[0].games[1]
+        assert (stored.status, stored.result, stored.plies, stored.pgn) == (
+            "finished",
+            "1-0",
+            2,
+            "[PGN]",
+        )
+        assert stored.fault == fault
+        await store.finish_round(1)
+        assert (await store.rounds(1))[0].finished_at is not None
+        assert await store.rounds(2) == []
+    finally:
+        await store.close()
+
+
+async def test_abort_running_after_a_crash(tmp_path: Path) -> None:
+    store = await new_store(tmp_path)
+    try:
+        games = (await store.rounds())[0].games
+        for game in games[:2]:
+            await store.start_attempt(game.id)
+        assert await store.abort_running() == 2
+        assert all(g.status == "pending" for g in (await store.rounds())[0].games)
+    finally:
+        await store.close()
+
+
+async def test_a_mate_score_is_stored_as_a_mate(tmp_path: Path) -> None:
+    store = await new_store(tmp_path)
+    try:
+        game = (await store.rounds())[0].games[0]
+        attempt = await store.start_attempt(game.id)
+        await store.add_move(attempt, 3, MoveRecord("g1f3", "Nf3", score=Mate(-3)))
+        (move,) = await store.live_moves(game.id)
+        assert (move["score_cp"], move["score_mate"]) == (None, -3)
+    finally:
+        await store.close()
+
+
+async def test_migrating_a_version_1_database_keeps_its_moves(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as db:
+        db.executescript(MIGRATIONS[0] + "\nPRAGMA user_version = 1;")
+        db.execute("INSERT INTO event VALUES (1, 'Old', '{}', '2025-01-01', NULL)")
+        db.execute("INSERT INTO players VALUES ('A', 1), ('B', 2)")
+        db.execute("INSERT INTO rounds VALUES (1, NULL, 0, '2025-01-01', NULL)")
+        db.execute(
+            "INSERT INTO games (round, number, pair, white, black) VALUES (1, 1, 0, 'A', 'B')"
+        )
+        db.execute("INSERT INTO attempts VALUES (1, 1, 'running', '2025-01-01', NULL)")
+        db.execute(
+            "INSERT INTO moves VALUES (1, 1, 'e2e4', 'e4', 0, 10, NULL, 5, 7, 100, 50, 9000)"
+        )
+    with pytest.raises(StoreError, match="schema version 1; run the daemon to upgrade"):
+        await Store.open(path, readonly=True)
+    store = await Store.open(path)
+    try:
+        (move,) = await store.live_moves(1)
+        assert (move["san"], move["clock_ms"], move["reported_ms"]) == ("e4", 9000, None)
+    finally:
+        await store.close()
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == VERSION
+
+
+async def test_databases_the_store_refuses(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="no such database"):
+        await Store.open(tmp_path / "missing.sqlite", readonly=True)
+    newer = tmp_path / "newer.sqlite"
+    with sqlite3.connect(newer) as db:
+        db.execute(f"PRAGMA user_version = {VERSION + 1}")
+    with pytest.raises(StoreError, match="is newer than this orchestrator"):
+        await Store.open(newer)
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(StoreError, match="not an orchestrator database"):
+        await Store.open(garbage)
