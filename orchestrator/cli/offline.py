@@ -21,7 +21,8 @@ from orchestrator.core.roundrobin import total_rounds
 from orchestrator.core.simulation import simulate as run_simulation
 from orchestrator.core.standings import TCEC_ORDER, Tiebreak
 from orchestrator.event.export import standings_table
-from orchestrator.event.state import seeded_players
+from orchestrator.event.settings import EventSettings
+from orchestrator.event.state import seeded_players, tournament
 
 
 def read_state(source: str) -> Tournament:
@@ -100,16 +101,10 @@ def simulate(
     config: Config | None = None
     if source is not None and source.suffix == ".toml":
         config = load(source)
-        settings = config.tournament
-        start = Tournament(
-            seeded_players(config),
-            format=settings.format,
-            schedule=settings.schedule,
-            system=settings.system,
-            cycles=settings.cycles,
-        )
+        seeded = seeded_players(config)
+        start = tournament(EventSettings.of(config, tuple(p.name for p in seeded)), seeded)
         ratings = {e.name: e.rating for e in config.engines if e.rating is not None}
-        order = settings.tiebreaks
+        order = config.tournament.tiebreaks
     elif source is not None:
         start = read_state(str(source))
     else:

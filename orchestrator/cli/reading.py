@@ -12,15 +12,9 @@ import typer
 
 from orchestrator.cli.app import app, fail, user_errors
 from orchestrator.config.load import load
+from orchestrator.event import read
 from orchestrator.event.export import crosstable, event_pgn, round_pgn, standings_table
-from orchestrator.event.read import (
-    EventView,
-    load_view,
-    overview_json,
-    reading,
-    round_json,
-    standings_json,
-)
+from orchestrator.event.read import EventView, load_view, reading
 
 DbOpt = Annotated[Path | None, typer.Option("--db", help="The event's SQLite database.")]
 ConfigOpt = Annotated[Path, typer.Option("--config", "-c", help="Config whose database to read.")]
@@ -43,7 +37,7 @@ def standings(
     """The standings with tiebreaks, and the crosstable."""
     event = view(db, config)
     if as_json:
-        typer.echo(json.dumps(standings_json(event), indent=1))
+        typer.echo(json.dumps(read.standings_json(event), indent=1))
         return
     typer.echo(f"{event.name}: standings after {len(event.tournament.rounds)} round(s)\n")
     typer.echo(standings_table(event.tournament, event.settings.tiebreaks))
@@ -69,7 +63,7 @@ def pairings(
         raise fail(f"no round {round_number} (rounds paired: {len(event.rounds)})")
     r = chosen[-1]
     if as_json:
-        typer.echo(json.dumps(round_json(r), indent=1))
+        typer.echo(json.dumps(read.round_json(r), indent=1))
         return
     typer.echo(f"Round {r.number}" + (f" (BYE: {r.bye})" if r.bye else ""))
     for g in r.games:
@@ -81,9 +75,9 @@ def pairings(
 def export(
     round_number: Annotated[int | None, typer.Option("--round", help="Only this round.")] = None,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
+    as_json: JsonOpt = False,
     db: DbOpt = None,
     config: ConfigOpt = Path("engines.toml"),
-    as_json: JsonOpt = False,
 ) -> None:
     """The finished games as PGN (the whole event, or one round), in round and playing order."""
     event = view(db, config)
@@ -125,11 +119,11 @@ def status(
 ) -> None:
     """The round, the games running (move number, clocks) and the top of the standings."""
 
-    async def read() -> dict[str, Any]:
+    async def overview() -> dict[str, Any]:
         async with reading(database(db, config)) as (loaded, store):
-            return await overview_json(loaded, store)
+            return await read.overview_json(loaded, store)
 
-    data = asyncio.run(read())
+    data = asyncio.run(overview())
     if as_json:
         typer.echo(json.dumps(data, indent=1))
         return

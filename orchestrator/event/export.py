@@ -28,10 +28,8 @@ def slug(name: str) -> str:
 def round_pgn(rnd: RoundRow) -> str:
     """The finished games of a round, in playing order, each followed by a blank line.
 
-    >>> import asyncio
-    >>> from orchestrator.event.read import load_view
-    >>> from orchestrator.event.sample import sample_database
-    >>> view = asyncio.run(load_view(asyncio.run(sample_database())))
+    >>> from orchestrator.event.sample import sample_view
+    >>> view = sample_view()
     >>> round_pgn(view.rounds[0])
     '[Result "1-0"]\\n\\n1. e4 e5 1-0\\n\\n'
     """
@@ -41,10 +39,8 @@ def round_pgn(rnd: RoundRow) -> str:
 def event_pgn(rounds: Sequence[RoundRow]) -> str:
     """The finished games of the event, in round and playing order.
 
-    >>> import asyncio
-    >>> from orchestrator.event.read import load_view
-    >>> from orchestrator.event.sample import sample_database
-    >>> view = asyncio.run(load_view(asyncio.run(sample_database())))
+    >>> from orchestrator.event.sample import sample_view
+    >>> view = sample_view()
     >>> event_pgn(view.rounds).count("[Result ")
     1
     """

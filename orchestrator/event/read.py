@@ -31,9 +31,8 @@ class EventView:
     def game(self, game_id: int) -> GameRow | None:
         """The game with this id, if the event has one.
 
-        >>> import asyncio
-        >>> from orchestrator.event.sample import sample_database
-        >>> view = asyncio.run(load_view(asyncio.run(sample_database())))
+        >>> from orchestrator.event.sample import sample_view
+        >>> view = sample_view()
         >>> game = view.game(1)
         >>> game.white, game.black, game.result, view.game(99)
         ('D', 'C', '1-0', None)
@@ -51,7 +50,7 @@ async def reading(db: Path) -> AsyncIterator[tuple[EventView, Store]]:
     >>> async def moves(db):
     ...     async with reading(db) as (view, store):
     ...         return [m["san"] for m in await store.live_moves(view.game(1).id)]
-    >>> asyncio.run(moves(asyncio.run(sample_database())))
+    >>> asyncio.run(moves(sample_database()))
     ['e4', 'e5']
     """
     store = await Store.open(db, readonly=True)
@@ -72,7 +71,7 @@ async def load_view(db: Path) -> EventView:
 
     >>> import asyncio
     >>> from orchestrator.event.sample import sample_database
-    >>> view = asyncio.run(load_view(asyncio.run(sample_database())))
+    >>> view = asyncio.run(load_view(sample_database()))
     >>> view.name, view.settings.players, len(view.rounds)
     ('Sample', ('A', 'B', 'C', 'D'), 1)
     """
@@ -83,9 +82,8 @@ async def load_view(db: Path) -> EventView:
 def standings_json(view: EventView) -> dict[str, Any]:
     """The standings, as `standings --json` and `/api/standings` give them.
 
-    >>> import asyncio
-    >>> from orchestrator.event.sample import sample_database
-    >>> view = asyncio.run(load_view(asyncio.run(sample_database())))
+    >>> from orchestrator.event.sample import sample_view
+    >>> view = sample_view()
     >>> standings_json(view)["rounds"]  # round 1 is not over: no round counts yet
     0
     """
@@ -99,9 +97,8 @@ def standings_json(view: EventView) -> dict[str, Any]:
 def round_json(r: RoundRow) -> dict[str, Any]:
     """A round's games in playing order, as `pairings --json` and `/api/rounds/N` give them.
 
-    >>> import asyncio
-    >>> from orchestrator.event.sample import sample_database
-    >>> view = asyncio.run(load_view(asyncio.run(sample_database())))
+    >>> from orchestrator.event.sample import sample_view
+    >>> view = sample_view()
     >>> [(g["white"], g["black"], g["status"]) for g in round_json(view.rounds[0])["games"]]
     [('D', 'C', 'finished'), ('B', 'A', 'pending'), ('C', 'D', 'pending'), ('A', 'B', 'pending')]
     """
@@ -147,7 +144,7 @@ async def game_json(store: Store, game: GameRow) -> dict[str, Any]:
     >>> async def game(db):
     ...     async with reading(db) as (view, store):
     ...         return await game_json(store, view.game(1))
-    >>> data = asyncio.run(game(asyncio.run(sample_database())))
+    >>> data = asyncio.run(game(sample_database()))
     >>> [(m["san"], m["side"], m["clock_ms"]) for m in data["moves"]]
     [('e4', 'white', 9200), ('e5', 'black', 9400)]
     """
@@ -204,7 +201,7 @@ async def overview_json(view: EventView, store: Store) -> dict[str, Any]:
     >>> async def overview(db):
     ...     async with reading(db) as (view, store):
     ...         return await overview_json(view, store)
-    >>> data = asyncio.run(overview(asyncio.run(sample_database())))
+    >>> data = asyncio.run(overview(sample_database()))
     >>> data["round"], data["games_finished"], data["games_total"], data["finished"]
     (1, 1, 8, False)
     """

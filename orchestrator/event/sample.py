@@ -4,6 +4,7 @@ won on time)."""
 
 from __future__ import annotations
 
+import asyncio
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,6 +14,7 @@ from orchestrator.core.adjudication import Adjudication
 from orchestrator.core.gamerecord import Cp, GameRecord, MoveRecord
 from orchestrator.core.pairing import pair_next
 from orchestrator.event.open import open_event
+from orchestrator.event.read import EventView, load_view
 from orchestrator.event.state import OpeningChoice, new_games, tournament
 from orchestrator.store.database import Store
 
@@ -30,14 +32,27 @@ def sample_config(folder: Path) -> Config:
     return Config(folder / "sample.toml", section, Adjudication(), engines)
 
 
-async def sample_database(folder: Path | None = None) -> Path:
+def sample_database(folder: Path | None = None) -> Path:
     """Store the sample event in `folder` (a new temporary folder by default); its path.
 
-    >>> import asyncio
-    >>> asyncio.run(sample_database()).name
+    >>> sample_database().name
     'sample.sqlite'
     """
     config = sample_config(folder or Path(tempfile.mkdtemp(prefix="orchestrator-sample-")))
+    asyncio.run(_store(config))
+    return config.tournament.database
+
+
+def sample_view() -> EventView:
+    """The sample event as the read commands see it.
+
+    >>> sample_view().name
+    'Sample'
+    """
+    return asyncio.run(load_view(sample_database()))
+
+
+async def _store(config: Config) -> None:
     store = await Store.open(config.tournament.database)
     try:
         event = await open_event(config, store)
@@ -60,4 +75,3 @@ async def sample_database(folder: Path | None = None) -> Path:
         await store.finish_game(first.id, attempt, record, '[Result "1-0"]\n\n1. e4 e5 1-0\n')
     finally:
         await store.close()
-    return config.tournament.database
