@@ -39,7 +39,8 @@ async def open_event(config: Config, store: Store, *, force: bool = False) -> Op
     >>> import asyncio, dataclasses, tempfile
     >>> from pathlib import Path
     >>> from orchestrator.event.sample import sample_config
-    >>> config = sample_config(Path(tempfile.mkdtemp()))
+    >>> folder = tempfile.TemporaryDirectory()
+    >>> config = sample_config(Path(folder.name))
     >>> async def open_twice(second: Config) -> tuple[bool, bool]:
     ...     store = await Store.open(config.tournament.database)
     ...     try:
@@ -55,6 +56,7 @@ async def open_event(config: Config, store: Store, *, force: bool = False) -> Op
     ... except SettingsChanged as exc:
     ...     print(str(exc).partition(": ")[2])
     the stored event was made with other players; they cannot change (start a new database)
+    >>> folder.cleanup()
     """
     players = seeded_players(config)
     settings = EventSettings.of(config, tuple(p.name for p in players))

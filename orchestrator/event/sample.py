@@ -32,13 +32,18 @@ def sample_config(folder: Path) -> Config:
     return Config(folder / "sample.toml", section, Adjudication(), engines)
 
 
+#: where samples go by default: one temporary folder per process, removed when it exits
+_FOLDER = tempfile.TemporaryDirectory(prefix="orchestrator-sample-")
+
+
 def sample_database(folder: Path | None = None) -> Path:
-    """Store the sample event in `folder` (a new temporary folder by default); its path.
+    """Store the sample event in `folder` (by default a new folder inside a temporary one
+    that is removed when the process exits); its path.
 
     >>> sample_database().name
     'sample.sqlite'
     """
-    config = sample_config(folder or Path(tempfile.mkdtemp(prefix="orchestrator-sample-")))
+    config = sample_config(folder or Path(tempfile.mkdtemp(dir=_FOLDER.name)))
     asyncio.run(_store(config))
     return config.tournament.database
 
