@@ -52,7 +52,14 @@ def overview(base: str) -> dict[str, object] | None:
 def live_event(tmp_path: Path) -> Iterator[str]:
     """A daemon running a slow event and serving its web view; the base URL."""
     assert shutil.which(CHROMIUM), "Debian's chromium is not installed (./tasks.sh installs it)"
-    config = event_config(tmp_path, rounds=2, delay_ms=250, concurrency=1)
+    # games of 40 moves at 250 ms a move: long enough to watch, even on a loaded machine
+    config = event_config(
+        tmp_path,
+        rounds=2,
+        delay_ms=250,
+        concurrency=1,
+        adjudication="win = false\ndraw = false\nmax_moves = 40",
+    )
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     daemon = subprocess.Popen(

@@ -33,6 +33,10 @@ def event_config(
     delay_ms: int = 0,
     name: str = "Daemon Test",
     groups: int = 2,
+    adjudication: str = (
+        "win = { plies = 10, score = 10.0 }\ndraw = { from_move = 1, plies = 6, score = 0.15 }"
+        "\nmax_moves = 20"
+    ),
 ) -> Path:
     engines = scripted_engines_toml(players, folder, delay_ms)
     path = folder / "event.toml"
@@ -52,9 +56,7 @@ pgn_dir = "pgn"
 {extra}
 
 [adjudication]
-win = {{ plies = 10, score = 10.0 }}
-draw = {{ from_move = 1, plies = 6, score = 0.15 }}
-max_moves = 20
+{adjudication}
 {engines}"""
     )
     return path

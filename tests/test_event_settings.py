@@ -52,7 +52,8 @@ def test_the_stored_form_round_trips_and_keeps_the_old_keys() -> None:
     assert EventSettings.from_json(settings.to_json()) == settings
     old = EventSettings.from_json(json.dumps(STORED_BY_0_1))
     assert old.engines["A"] == EngineSettings(("/usr/games/a",), "uci", {"Hash": 16})
-    assert json.loads(old.to_json()) == STORED_BY_0_1  # nothing renamed, nothing lost
+    new_keys = {"strikes": 0, "withdrawn_games": "forfeit"}
+    assert json.loads(old.to_json()) == STORED_BY_0_1 | new_keys  # nothing renamed or lost
     newer = dict(STORED_BY_0_1, some_future_key=1)
     assert EventSettings.from_json(json.dumps(newer)) == old
 
@@ -73,6 +74,8 @@ CHANGES = [
     ("adjudication", {"max_moves": 100}, "forced"),
     ("engines", {"A": EngineSettings(("/other",))}, "forced"),
     ("name", "Renamed", "forced"),
+    ("strikes", 3, "forced"),
+    ("withdrawn_games", "cancel", "forced"),
     ("concurrency", 4, "free"),
     ("database", "other.sqlite", "free"),
     ("pgn_dir", "elsewhere", "free"),

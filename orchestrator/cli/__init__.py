@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import sys
 
-from orchestrator.cli import daemon, offline, play, reading, web
+from orchestrator.cli import controls, daemon, offline, play, reading, web
 from orchestrator.cli.app import app
 
-__all__ = ["app", "daemon", "main", "offline", "play", "reading", "web"]
+__all__ = ["app", "controls", "daemon", "main", "offline", "play", "reading", "web"]
 
 
 def main() -> None:

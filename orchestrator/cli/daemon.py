@@ -15,12 +15,13 @@ from orchestrator.config.model import Config
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.openings import Opening
 from orchestrator.daemon.loop import Daemon
-from orchestrator.daemon.system import DatabaseLock, WebProcess
+from orchestrator.daemon.system import WebProcess
 from orchestrator.engines.adapter import Engine
 from orchestrator.engines.probe import from_fen, probe
 from orchestrator.event.open import open_event
 from orchestrator.logs import configure
 from orchestrator.store.database import Store
+from orchestrator.store.lock import DatabaseLock
 
 ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="engines.toml")]
 

@@ -24,7 +24,8 @@ async def _play(config: Config, spec: GameSpec) -> str:
         await (await probe(config, engine, fen_reason)).close()
     record = await play_game(spec)
     section = config.tournament
-    return to_pgn(record, event=section.name, site=section.site)
+    options = (spec.white.options, spec.black.options)
+    return to_pgn(record, event=section.name, site=section.site, options=options)
 
 
 @app.command()

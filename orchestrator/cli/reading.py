@@ -13,7 +13,7 @@ import typer
 from orchestrator.cli.app import app, fail, user_errors
 from orchestrator.config.load import load
 from orchestrator.event import read
-from orchestrator.event.export import crosstable, event_pgn, round_pgn, standings_table
+from orchestrator.event.export import event_pgn, round_pgn, standings_text
 from orchestrator.event.read import EventView, load_view, reading
 
 DbOpt = Annotated[Path | None, typer.Option("--db", help="The event's SQLite database.")]
@@ -39,9 +39,13 @@ def standings(
     if as_json:
         typer.echo(json.dumps(read.standings_json(event), indent=1))
         return
-    typer.echo(f"{event.name}: standings after {len(event.tournament.rounds)} round(s)\n")
-    typer.echo(standings_table(event.tournament, event.settings.tiebreaks))
-    typer.echo(crosstable(event.tournament, event.settings.tiebreaks), nl=False)
+    rounds = len(event.tournament.rounds)
+    state = " (provisional: a round is being played)" if event.provisional else ""
+    typer.echo(f"{event.name}: standings after {rounds} complete round(s){state}\n")
+    text = standings_text(
+        event.standings_tournament(), event.settings.tiebreaks, read.standings_notes(event)
+    )
+    typer.echo(text, nl=False)
 
 
 @app.command()
@@ -63,7 +67,7 @@ def pairings(
         raise fail(f"no round {round_number} (rounds paired: {len(event.rounds)})")
     r = chosen[-1]
     if as_json:
-        typer.echo(json.dumps(read.round_json(r), indent=1))
+        typer.echo(json.dumps(read.round_json(event, r), indent=1))
         return
     typer.echo(f"Round {r.number}" + (f" (BYE: {r.bye})" if r.bye else ""))
     for g in r.games:

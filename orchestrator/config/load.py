@@ -185,6 +185,8 @@ def _tournament(table: _Table) -> TournamentConfig:
         tiebreaks=table.get(
             "tiebreaks", d.tiebreaks, tiebreaks, "a list of distinct " + ", ".join(TIEBREAKS)
         ),
+        strikes=table.integer("strikes", d.strikes, minimum=0),
+        withdrawn_games=table.choice("withdrawn_games", d.withdrawn_games, ("forfeit", "cancel")),
     )
     if not out.name.strip():
         table.fail("must not be empty", "name")

@@ -53,6 +53,8 @@ class TournamentConfig:
     database: Path = Path("tournament.sqlite")
     pgn_dir: Path = Path("pgn_out")
     tiebreaks: tuple[Tiebreak, ...] = TCEC_ORDER
+    strikes: int = 0  # crash, stall, illegal-move and startup faults that withdraw an engine
+    withdrawn_games: str = "forfeit"  # a withdrawn engine's unplayed games: forfeit | cancel
 
 
 @dataclass(frozen=True)

@@ -26,15 +26,30 @@ class StateError(OrchestratorError, ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Player:
+    """A player; one withdrawn after round N is left out of pairing from round N + 1 on."""
+
     name: str
     seed: int
+    withdrawn_after: int | None = None
+
+    def plays_in(self, round_number: int) -> bool:
+        """Whether the player is paired (or may get the BYE) in round `round_number`.
+
+        >>> Player("A", 1, withdrawn_after=3).plays_in(3), Player("A", 1, 3).plays_in(4)
+        (True, False)
+        """
+        return self.withdrawn_after is None or round_number <= self.withdrawn_after
 
 
 @dataclass(frozen=True, slots=True)
 class Game:
+    """A game; a forfeit (an opponent withdrew) counts for the score, but gives neither
+    player a colour nor an encounter."""
+
     white: str
     black: str
     result: Result | None = None
+    forfeit: bool = False
 
     def points(self, name: str) -> float:
         """Points `name` scored in this game (which must be finished).
@@ -103,7 +118,7 @@ class Pairing:
         """The played round: these games with `results`, in order.
 
         >>> Pairing(1, (Game("A", "B"),)).as_round(("1-0",)).games
-        (Game(white='A', black='B', result='1-0'),)
+        (Game(white='A', black='B', result='1-0', forfeit=False),)
         """
         games = tuple(Game(g.white, g.black, r) for g, r in zip(self.games, results, strict=True))
         return Round(self.round, games, self.bye)

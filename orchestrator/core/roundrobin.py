@@ -52,7 +52,8 @@ def total_rounds(players: int, cycles: int) -> int:
 
 def pair_round_robin(t: Tournament) -> Pairing:
     """The next round of the Berger table, cycles repeating with colours reversed; a
-    `StateError` when every round has been played.
+    `StateError` when every round has been played.  A withdrawn player's games (and BYE)
+    are left out of the rounds after its withdrawal: its opponents have a free round.
 
     >>> from orchestrator.core.model import Player
     >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABC", 1))
@@ -80,4 +81,6 @@ def pair_round_robin(t: Tournament) -> Pairing:
             games.append(Game(first.black, first.white))
     if t.format == "double" and t.schedule == "legs":
         games += [Game(g.black, g.white) for g in games]
-    return Pairing(done + 1, tuple(games), bye)
+    playing = {p.name for p in t.players if p.plays_in(done + 1)}
+    games = [g for g in games if g.white in playing and g.black in playing]
+    return Pairing(done + 1, tuple(games), bye if bye in playing else None)

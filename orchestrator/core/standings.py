@@ -73,7 +73,7 @@ def tally(tournament: Tournament) -> dict[str, Line]:
                 line.draws += pts == 0.5
                 line.losses += pts == 0.0
                 line.results.append((g.opponent(name), pts))
-            lines[g.black].black += 1
+            lines[g.black].black += not g.forfeit  # a forfeit gives no colour
         if rnd.bye is not None:
             lines[rnd.bye].byes += 1
             lines[rnd.bye].score += t.games_per_pair

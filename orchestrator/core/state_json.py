@@ -87,7 +87,14 @@ def decode(data: Any) -> Tournament:
             raise StateError(f"{where}: must be an object")
         name = _need(raw, "name", str, where)
         seed = _need(raw, "seed", int, where)
-        players.append(Player(name, seed))
+        withdrawn = raw.get("withdrawn_after")
+        if withdrawn is not None and (
+            isinstance(withdrawn, bool) or not isinstance(withdrawn, int) or withdrawn < 0
+        ):
+            raise StateError(
+                f"{where}: 'withdrawn_after' must be a round number, not {withdrawn!r}"
+            )
+        players.append(Player(name, seed, withdrawn))
     rounds = []
     for i, raw in enumerate(data.get("rounds") or []):
         where = f"rounds[{i}]"
@@ -104,11 +111,17 @@ def decode(data: Any) -> Tournament:
             result = g.get("result")
             if result not in RESULTS:
                 raise StateError(f"{gwhere}: bad result {result!r} (expected 1-0, 0-1 or 1/2-1/2)")
+            forfeit = g.get("forfeit", False)
+            if not isinstance(forfeit, bool):
+                raise StateError(f"{gwhere}: 'forfeit' must be true or false, not {forfeit!r}")
+            if forfeit and result == "1/2-1/2":
+                raise StateError(f"{gwhere}: a forfeit is won by one side, not drawn")
             games.append(
                 Game(
                     _need(g, "white", str, gwhere),
                     _need(g, "black", str, gwhere),
                     cast(Result, result),
+                    forfeit,
                 )
             )
         bye = raw.get("bye")
@@ -151,17 +164,22 @@ def validate(t: Tournament) -> None:
     if len(t.players) < 2:
         raise StateError("a tournament needs at least two players")
     for rnd in t.rounds:
-        _validate_round(t, rnd, names)
+        playing = {p.name for p in t.players if p.plays_in(rnd.number)}
+        _validate_round(t, rnd, playing, names)
 
 
-def _validate_round(t: Tournament, rnd: Round, names: set[str]) -> None:
+def _validate_round(t: Tournament, rnd: Round, names: set[str], everyone: set[str]) -> None:
+    """`names`: the players who play in the round (not withdrawn before it)."""
     where = f"round {rnd.number}"
+    withdrawing = {p.name for p in t.players if p.withdrawn_after == rnd.number}
     seen: dict[str, tuple[str, str]] = {}
     games_of_pair: dict[frozenset[str], list[Game]] = {}
     for g in rnd.games:
         for name in (g.white, g.black):
-            if name not in names:
+            if name not in everyone:
                 raise StateError(f"{where}: unknown player {name!r}")
+            if name not in names:
+                raise StateError(f"{where}: {name!r} withdrew before this round")
         if g.white == g.black:
             raise StateError(f"{where}: {g.white!r} plays against itself")
         if g.result is None:
@@ -175,6 +193,8 @@ def _validate_round(t: Tournament, rnd: Round, names: set[str]) -> None:
         games_of_pair.setdefault(pair, []).append(g)
     for pair, games in games_of_pair.items():
         a, b = sorted(pair)
+        if len(games) < t.games_per_pair and pair & withdrawing:
+            continue  # a game of a withdrawing player was cancelled
         if len(games) != t.games_per_pair:
             raise StateError(
                 f"{where}: {a!r} and {b!r} play {len(games)} games "
@@ -184,11 +204,11 @@ def _validate_round(t: Tournament, rnd: Round, names: set[str]) -> None:
             raise StateError(f"{where}: {a!r} and {b!r} play both games with the same colours")
     if rnd.bye is not None:
         if rnd.bye not in names:
-            raise StateError(f"{where}: unknown BYE player {rnd.bye!r}")
+            raise StateError(f"{where}: unknown or withdrawn BYE player {rnd.bye!r}")
         if rnd.bye in seen:
             raise StateError(f"{where}: BYE player {rnd.bye!r} also plays a game")
     missing = sorted(names - set(seen) - ({rnd.bye} if rnd.bye else set()))
-    if missing:
+    if missing and not withdrawing:  # cancelled games leave players without one
         raise StateError(f"{where}: {missing[0]!r} has neither a game nor the BYE")
     if len(names) % 2 == 1 and rnd.bye is None:
         raise StateError(f"{where}: an odd number of players needs a BYE")
@@ -207,11 +227,19 @@ def encode(t: Tournament) -> dict[str, Any]:
     if t.system != "swiss":
         out["system"] = t.system
         out["cycles"] = t.cycles
-    out["players"] = [{"name": p.name, "seed": p.seed} for p in t.by_seed()]
+    out["players"] = [
+        {"name": p.name, "seed": p.seed}
+        | ({"withdrawn_after": p.withdrawn_after} if p.withdrawn_after is not None else {})
+        for p in t.by_seed()
+    ]
     out["rounds"] = [
         {
             "round": r.number,
-            "games": [{"white": g.white, "black": g.black, "result": g.result} for g in r.games],
+            "games": [
+                {"white": g.white, "black": g.black, "result": g.result}
+                | ({"forfeit": True} if g.forfeit else {})
+                for g in r.games
+            ],
             "bye": r.bye,
         }
         for r in t.rounds

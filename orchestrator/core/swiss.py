@@ -41,6 +41,7 @@ class SwissState:
     score: list[float]
     wgd: list[int]
     byes: list[int]
+    withdrawn_after: list[int | None] = field(default_factory=list)  # per player
     partners: list[list[int]] = field(default_factory=list)  # per round: partner or -1
     last_met: dict[tuple[int, int], int] = field(default_factory=dict)  # (a, b) -> round
     dropped: int = 0  # rounds removed from the encounter history so far
@@ -54,9 +55,19 @@ class SwissState:
         >>> SwissState.start(Tournament(players)).score
         [0.0, 0.0, 0.0, 0.0]
         """
-        names = [p.name for p in t.by_seed()]
-        n = len(names)
-        return cls(names, [0.0] * n, [0] * n, [0] * n)
+        players = t.by_seed()
+        n = len(players)
+        withdrawn = [p.withdrawn_after for p in players]
+        return cls([p.name for p in players], [0.0] * n, [0] * n, [0] * n, withdrawn)
+
+    def plays_in(self, player: int, round_number: int) -> bool:
+        """Whether `player` (a seed index) is paired in round `round_number`.
+
+        >>> SwissState(["A"], [0.0], [0], [0], [2]).plays_in(0, 3)
+        False
+        """
+        withdrawn = self.withdrawn_after[player] if self.withdrawn_after else None
+        return withdrawn is None or round_number <= withdrawn
 
     def pairing_order(self) -> list[int]:
         """Players (by seed index) in pairing order: score, then seed.
@@ -88,16 +99,21 @@ class SwissState:
         >>> state.apply(Round(1, (Game("A", "B", "1-0"),), bye="C"), {"A": 0, "B": 1, "C": 2}, 1)
         >>> state.score, state.wgd, state.byes
         ([1.0, 0.0, 1.0], [1, -1, 0], [0, 0, 1])
+        >>> state.apply(Round(2, (Game("C", "B", "1-0", forfeit=True),)), {"B": 1, "C": 2}, 1)
+        >>> state.score, state.wgd, state.partners[-1]  # a forfeit: no colour, no encounter
+        ([1.0, 0.0, 2.0], [1, -1, 0], [-1, -1, -1])
         """
         partners = [-1] * len(self.names)
         for g in rnd.games:
             w, b = index[g.white], index[g.black]
+            self.score[w] += g.points(g.white)
+            self.score[b] += g.points(g.black)
+            if g.forfeit:  # no colour, no encounter
+                continue
             partners[w], partners[b] = b, w
             self.last_met[w, b] = self.last_met[b, w] = len(self.partners) + 1
             self.wgd[w] += 1
             self.wgd[b] -= 1
-            self.score[w] += g.points(g.white)
-            self.score[b] += g.points(g.black)
         if rnd.bye is not None:
             bye = index[rnd.bye]
             self.byes[bye] += 1
@@ -127,9 +143,10 @@ def replay(t: Tournament) -> SwissState:
 def _dropped_before(state: SwissState, rnd: Round, index: dict[str, int]) -> int:
     """How many history rounds had been removed when `rnd` was paired."""
     played = len(state.partners)
-    pairs = {(index[g.white], index[g.black]) for g in rnd.games}
+    paired = [g for g in rnd.games if not g.forfeit]
+    pairs = {(index[g.white], index[g.black]) for g in paired}
     colours_ok = all(abs(state.wgd[a] + state.wgd[b]) <= 2 for a, b in pairs)
-    players = {index[n] for g in rnd.games for n in (g.white, g.black)}
+    players = {index[n] for g in paired for n in (g.white, g.black)}
     for k in range(state.dropped, played + 1):
         if colours_ok and all(state.last_met.get(pair, 0) <= k for pair in pairs):
             return k  # the stored round itself is a viable pairing
@@ -180,7 +197,8 @@ def _viable(state: SwissState, order: list[int], met: list[int]) -> PerfectMatch
 
 
 def choose_bye(state: SwissState, order: list[int]) -> int | None:
-    """The BYE: fewest BYEs so far, then the lowest in pairing order.
+    """The BYE among the players of `order`: fewest BYEs so far, then the lowest in pairing
+    order.
 
     >>> state = SwissState(list("ABC"), [0.0] * 3, [0] * 3, [0, 0, 1])
     >>> choose_bye(state, [0, 1, 2])
@@ -188,7 +206,7 @@ def choose_bye(state: SwissState, order: list[int]) -> int | None:
     """
     if len(order) % 2 == 0:
         return None
-    fewest = min(state.byes)
+    fewest = min(state.byes[i] for i in order)
     return next(i for i in reversed(order) if state.byes[i] == fewest)
 
 
@@ -213,7 +231,9 @@ def pair_from(state: SwissState, fmt: Format, schedule: Schedule) -> Pairing:
     1
     """
     round_no = len(state.partners) + 1
-    order = state.pairing_order()
+    order = [i for i in state.pairing_order() if state.plays_in(i, round_no)]
+    if len(order) < 2:
+        raise StateError(f"round {round_no}: fewer than two players are left to pair")
     bye = choose_bye(state, order)
     order = [i for i in order if i != bye]
     dropped = state.dropped

@@ -8,28 +8,40 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import json
+import os
 import signal
+import socket
+import time
 from typing import Any
 
 import chess
 import structlog
 
 from orchestrator.config.model import Config
-from orchestrator.core.gamerecord import GameRecord, MoveRecord
+from orchestrator.core.gamerecord import GameRecord, MoveRecord, score_text
 from orchestrator.core.model import Tournament
 from orchestrator.core.openings import Opening
 from orchestrator.core.pairing import pair_next
+from orchestrator.core.standings import standings
 from orchestrator.daemon.outputs import PgnFiles, write_standings
 from orchestrator.daemon.system import notify, watchdog_interval
 from orchestrator.engines.pool import EnginePool
+from orchestrator.event import controls
 from orchestrator.event.export import slug
 from orchestrator.event.open import OpenEvent
+from orchestrator.event.read import STRIKES, view_of
 from orchestrator.event.state import OpeningChoice, new_games, tournament
 from orchestrator.game.game import GameSpec, play_game
 from orchestrator.game.pgn import to_pgn
 from orchestrator.store.database import GameRow, RoundRow, Store
 
 log = structlog.get_logger()
+
+TICK_S = 1.0  # the longest a control waits to be applied
+HEARTBEAT_S = 3.0  # how often a running daemon says so in the database
+PROGRESS_S = 60.0  # a game_progress line per game at most this often
 
 
 class Daemon:
@@ -51,6 +63,7 @@ class Daemon:
         self.drain = drain
         self.stopping = asyncio.Event()
         self.pool = EnginePool()
+        self.paused = False
         self.folder = config.tournament.pgn_dir / slug(config.tournament.name)
         self.name = config.tournament.name
         self.pgn_files = PgnFiles(self.folder, self.name)
@@ -59,7 +72,7 @@ class Daemon:
 
     def request_stop(self, signame: str) -> None:
         if not self.stopping.is_set():
-            log.info("shutdown_requested", signal=signame, drain=self.drain)
+            log.info("shutdown_requested", signal=signame, drain=self.drain, tournament=self.name)
             notify("STOPPING=1")
         self.stopping.set()
 
@@ -72,48 +85,202 @@ class Daemon:
 
     async def _tournament(self) -> Tournament:
         """The event as the core sees it, from what is stored now."""
-        return tournament(self.event.settings, self.event.players, await self.store.rounds())
+        players = await self.store.players()  # withdrawals included
+        return tournament(self.event.settings, players, await self.store.rounds())
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(sig, self.request_stop, sig.name)
         structlog.contextvars.bind_contextvars(tournament=self.name)
+        await self.store.heartbeat(os.getpid(), socket.gethostname(), starting=True)
         aborted = await self.store.abort_running()
+        self.paused = await self.store.paused()
+        for update in await self.store.engine_updates():
+            self._update_engine(update.engine, update.command, update.options)
+        settings = self.config.tournament
         log.info(
             "tournament_resumed" if self.event.resumed else "tournament_started",
             players=len(self.config.engines),
-            rounds=self.config.total_rounds(),
+            rounds=self.event.settings.rounds,
+            tc=str(settings.tc),
+            concurrency=settings.concurrency,
+            database=str(settings.database),
             aborted_games=aborted,
+            paused=self.paused,
         )
         notify("READY=1")
         every = watchdog_interval()
-        watchdog = asyncio.create_task(self._watchdog(every)) if every else None
+        background = [asyncio.create_task(self._heartbeat())]
+        if every:
+            background.append(asyncio.create_task(self._watchdog(every)))
         try:
             await self._rounds()
         finally:
-            if watchdog:
-                watchdog.cancel()
+            for task in background:
+                task.cancel()
+            await asyncio.gather(*background, return_exceptions=True)
             await self.pool.close()
-            for sig in (signal.SIGTERM, signal.SIGINT):
+            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 loop.remove_signal_handler(sig)
 
+    async def _heartbeat(self) -> None:
+        """The daemon is alive: `status` and the web view read it (every HEARTBEAT_S)."""
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            await self.store.heartbeat(os.getpid(), socket.gethostname())
+
     async def _rounds(self) -> None:
-        total = self.config.total_rounds()
+        """One tick at a time: apply pending controls, start the games that may start, wait
+        for a game to end, a control, or a second; pair and finish rounds as they come."""
+        total = self.event.settings.rounds
         await self._write_outputs(None)
-        while not self.stopping.is_set():
-            rounds = await self.store.rounds()
-            current = rounds[-1] if rounds else None
-            if current is not None and any(g.status != "finished" for g in current.games):
-                await self._play_round(current)
+        running: dict[int, asyncio.Task[None]] = {}
+        try:
+            while True:
+                await self._apply_controls(running)
+                if self.stopping.is_set() and not (self.drain and running):
+                    return
+                rounds = await self.store.rounds()
+                current = rounds[-1] if rounds else None
+                unfinished = [g for g in current.games if g.status != "finished"] if current else []
+                if unfinished or running:
+                    if current is not None and not self.paused and not self.stopping.is_set():
+                        self._start_games(current, unfinished, running)
+                    await self._wait(running)
+                    continue
+                if current is not None and current.finished_at is None:
+                    await self._finish_round(current)
+                elif len(rounds) >= total:
+                    await self._finish_event()
+                    return
+                elif self.paused:
+                    await self._wait(running)
+                else:
+                    await self._pair()
+        finally:
+            await self._stop_games(list(running.values()))
+            running.clear()
+
+    def _start_games(
+        self, rnd: RoundRow, unfinished: list[GameRow], running: dict[int, asyncio.Task[None]]
+    ) -> None:
+        """Start games in playing order, `concurrency` at a time, never one engine in two
+        games: the first game that cannot start yet holds back the ones after it."""
+        busy = {name for task in running.values() for name in task.players}  # type: ignore[attr-defined]
+        for game in unfinished:
+            if game.id in running:
                 continue
-            if current is not None and current.finished_at is None:
-                await self._finish_round(current)
-                continue
-            if len(rounds) >= total:
-                await self._finish_event()
+            if (
+                len(running) >= self.config.tournament.concurrency
+                or {
+                    game.white,
+                    game.black,
+                }
+                & busy
+            ):
                 return
-            await self._pair()
+            busy |= {game.white, game.black}
+            task = asyncio.create_task(self._play(rnd, game), name=f"game-{game.id}")
+            task.players = (game.white, game.black)  # type: ignore[attr-defined]
+            running[game.id] = task
+
+    async def _wait(self, running: dict[int, asyncio.Task[None]]) -> None:
+        """Until a game ends, a stop is asked for, or a second has passed (controls)."""
+        stop = asyncio.create_task(self.stopping.wait())
+        waiting = set(running.values()) | (set() if self.stopping.is_set() else {stop})
+        try:
+            if waiting:
+                await asyncio.wait(waiting, timeout=TICK_S, return_when=asyncio.FIRST_COMPLETED)
+            else:
+                await asyncio.sleep(TICK_S)
+        finally:
+            stop.cancel()
+        for game, task in list(running.items()):
+            if task.done():
+                del running[game]
+                if not task.cancelled() and task.exception() is not None:
+                    raise task.exception()  # type: ignore[misc]
+
+    async def _stop_games(self, tasks: list[asyncio.Task[None]]) -> None:
+        """Cancel games (once each: a second cancel would cut the abort) and wait for them."""
+        for task in tasks:
+            task.cancel()
+        with contextlib.suppress(BaseException):
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    # controls -------------------------------------------------------------------------------
+
+    async def _apply_controls(self, running: dict[int, asyncio.Task[None]]) -> None:
+        """Apply the pending controls in order, each in one committed transaction."""
+        for control in await self.store.controls(pending=True):
+            args = json.loads(control.args)
+            stopped = self._games_ended_by(control.kind, args, running)
+            await self._stop_games([running.pop(g) for g in stopped])
+            result = await controls.plan(self.store, control, self.config.tournament.site)
+            await self.store.apply_control(control.id, result.outcome, result.changes)
+            refused = result.outcome.startswith("refused")
+            if not refused:
+                if control.kind in ("pause", "resume"):
+                    self.paused = control.kind == "pause"
+                elif control.kind == "engine-update":
+                    self._update_engine(
+                        args["engine"], args.get("command"), args.get("options", {})
+                    )
+            log.info(
+                "control_applied",
+                control=control.id,
+                kind=control.kind,
+                user=control.user,
+                command=control.command,
+                reason=control.reason,
+                requested_at=control.requested_at,
+                outcome=result.outcome,
+            )
+            if control.kind in controls.CHANGES_RESULTS and not refused:
+                await self._write_outputs(None, standings=True)
+
+    def _games_ended_by(
+        self, kind: str, args: dict[str, Any], running: dict[int, asyncio.Task[None]]
+    ) -> list[int]:
+        """The running games a control ends (their attempts are aborted first)."""
+        if kind == "pause" and args.get("now"):
+            return list(running)
+        if kind in ("adjudicate", "replay") and args.get("game") in running:
+            return [args["game"]]
+        if kind == "withdraw":
+            return [g for g, t in running.items() if args.get("engine") in t.players]  # type: ignore[attr-defined]
+        return []
+
+    def _update_engine(
+        self, name: str, command: list[str] | tuple[str, ...] | None, options: dict[str, Any]
+    ) -> None:
+        """An engine update: its next games use the new command and options."""
+        engines = tuple(
+            dataclasses.replace(
+                e,
+                command=tuple(command) if command else e.command,
+                options={**e.options, **options},
+            )
+            if e.name == name
+            else e
+            for e in self.config.engines
+        )
+        self.config = dataclasses.replace(self.config, engines=engines)
+
+    async def _strikes(self, engine: str) -> None:
+        """Withdraw `engine` once its strikes reach `strikes` (a control, like any other)."""
+        if not self.event.settings.strikes:
+            return
+        view = await view_of(self.store)
+        asked = controls.strike_request(view, engine)
+        pending = await self.store.controls(pending=True)
+        if asked is None or any(
+            c.kind == "withdraw" and json.loads(c.args).get("engine") == engine for c in pending
+        ):
+            return
+        command = ["strikes", "=", str(self.event.settings.strikes)]
+        await controls.request(self.store, asked, command, user="orchestrator")
 
     async def _pair(self) -> None:
         pairing = pair_next(await self._tournament())
@@ -135,71 +302,20 @@ class Daemon:
     async def _finish_event(self) -> None:
         await self.store.finish_event()
         await self._write_outputs(None, standings=True)
-        log.info("tournament_finished", rounds=len(await self.store.rounds()))
+        view = await view_of(self.store)
+        table = standings(view.standings_tournament(), view.settings.tiebreaks)
+        winner = [line.name for line in table if line.place in ("1", table[0].place)]
+        log.info("tournament_finished", rounds=len(view.rounds), winner=", ".join(winner))
 
     async def _write_outputs(self, changed: int | None, standings: bool = False) -> None:
         """The PGN files of round `changed` (every round if None) and of the event, and with
         `standings` (or at the start) the standings files."""
         await self.pgn_files.write(await self.store.rounds(changed))
         if standings or changed is None:
-            await asyncio.to_thread(
-                write_standings,
-                self.folder,
-                await self._tournament(),
-                self.config.tournament.tiebreaks,
-            )
+            view = await view_of(self.store)
+            await asyncio.to_thread(write_standings, self.folder, view)
 
     # games --------------------------------------------------------------------------------
-
-    async def _play_round(self, rnd: RoundRow) -> None:
-        """Start the round's unfinished games in playing order, `concurrency` at a time,
-        never one engine in two games; return when they are done or the daemon stops."""
-        limit = self.config.tournament.concurrency
-        busy: set[str] = set()
-        running: set[asyncio.Task[None]] = set()
-        stop = asyncio.create_task(self.stopping.wait())
-        try:
-            for game in (g for g in rnd.games if g.status != "finished"):
-                while len(running) >= limit or {game.white, game.black} & busy:
-                    done, _ = await asyncio.wait(
-                        {*running, stop}, return_when=asyncio.FIRST_COMPLETED
-                    )
-                    self._reap(done, running, busy)
-                    if self.stopping.is_set():
-                        break
-                if self.stopping.is_set():
-                    break
-                busy |= {game.white, game.black}
-                task = asyncio.create_task(self._play(rnd, game), name=f"game-{game.id}")
-                task.players = (game.white, game.black)  # type: ignore[attr-defined]
-                running.add(task)
-            while running:
-                if self.stopping.is_set() and not self.drain:
-                    for task in running:  # once each: a second cancel would cut the abort
-                        task.cancel()
-                    await asyncio.gather(*running, return_exceptions=True)
-                    running.clear()
-                    break
-                waiting = running if self.stopping.is_set() else {*running, stop}
-                done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
-                self._reap(done, running, busy)
-        finally:
-            stop.cancel()
-            for task in running:
-                task.cancel()
-            with contextlib.suppress(BaseException):
-                await asyncio.gather(*running, return_exceptions=True)
-
-    def _reap(
-        self, done: set[asyncio.Task[Any]], running: set[asyncio.Task[None]], busy: set[str]
-    ) -> None:
-        for task in done:
-            if task not in running:
-                continue
-            running.discard(task)
-            busy.difference_update(task.players)  # type: ignore[attr-defined]
-            if not task.cancelled() and task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]
 
     async def _play(self, rnd: RoundRow, game: GameRow) -> None:
         settings = self.config.tournament
@@ -219,10 +335,35 @@ class Daemon:
             "black": game.black,
         }
         attempt = await self.store.start_attempt(game.id)
-        log.info("game_started", **context, number=game.number, attempt=attempt)
+        index, total = await self._game_index(rnd, game)
+        log.info(
+            "game_started",
+            **context,
+            number=game.number,
+            attempt=attempt,
+            index=index,
+            total=total,
+            white_command=list(spec.white.command),
+            black_command=list(spec.black.command),
+        )
+        clocks: dict[bool, int | None] = {chess.WHITE: None, chess.BLACK: None}
+        last_progress = time.monotonic()
 
         async def on_move(move: MoveRecord, board: chess.Board) -> None:
+            nonlocal last_progress
             await self.store.add_move(attempt, len(board.move_stack), move)
+            clocks[not board.turn] = move.clock_ms
+            if time.monotonic() - last_progress >= PROGRESS_S:
+                last_progress = time.monotonic()
+                log.info(
+                    "game_progress",
+                    **context,
+                    ply=len(board.move_stack),
+                    white_clock_ms=clocks[chess.WHITE],
+                    black_clock_ms=clocks[chess.BLACK],
+                    score=None if move.score is None else score_text(move.score),
+                    last=move.san,
+                )
 
         try:
             record = await play_game(spec, pool=self.pool, on_move=on_move)
@@ -231,11 +372,23 @@ class Daemon:
             log.info("game_aborted", **context, attempt=attempt)
             raise
         pgn = to_pgn(
-            record, event=self.name, site=settings.site, round_tag=f"{rnd.number}.{game.number}"
+            record,
+            event=self.name,
+            site=settings.site,
+            round_tag=f"{rnd.number}.{game.number}",
+            options=(spec.white.options, spec.black.options),
         )
         await self.store.finish_game(game.id, attempt, record, pgn)
         self._log_finished(record, context)
         await self._write_outputs(rnd.number)
+        if record.fault is not None and record.fault.kind in STRIKES:
+            await self._strikes(record.fault.engine)
+
+    async def _game_index(self, rnd: RoundRow, game: GameRow) -> tuple[int, int]:
+        """The game's place in the whole event, and the event's expected number of games."""
+        earlier = sum(len(r.games) for r in await self.store.rounds() if r.number < rnd.number)
+        per_round = len(self.event.players) // 2 * self.event.settings.games_per_pair
+        return earlier + game.number, per_round * self.event.settings.rounds
 
     def _log_finished(self, record: GameRecord, context: dict[str, object]) -> None:
         if record.fault is not None:

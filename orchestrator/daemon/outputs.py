@@ -7,14 +7,14 @@ reader (or a kill) never sees half a file.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from orchestrator.core.model import Tournament
-from orchestrator.core.standings import Tiebreak
-from orchestrator.event.export import round_pgn, slug, standings_file_json, standings_text
+from orchestrator.event.export import round_pgn, slug, standings_text
+from orchestrator.event.read import EventView, standings_json, standings_notes
 from orchestrator.store.database import RoundRow
 
 
@@ -64,7 +64,9 @@ def _write_all(files: list[tuple[Path, str]]) -> None:
         write_atomic(path, text)
 
 
-def write_standings(folder: Path, tournament: Tournament, order: Sequence[Tiebreak]) -> None:
-    """`standings.txt` and `standings.json` of the rounds that count."""
-    write_atomic(folder / "standings.txt", standings_text(tournament, order))
-    write_atomic(folder / "standings.json", standings_file_json(tournament, order))
+def write_standings(folder: Path, view: EventView) -> None:
+    """`standings.txt` and `standings.json` (as `standings --json` prints them)."""
+    order = view.settings.tiebreaks
+    text = standings_text(view.standings_tournament(), order, standings_notes(view))
+    write_atomic(folder / "standings.txt", text)
+    write_atomic(folder / "standings.json", json.dumps(standings_json(view), indent=1) + "\n")

@@ -1,56 +1,15 @@
-"""The daemon's ties to the operating system: the one-daemon lock and systemd's notify socket."""
+"""The daemon's ties to the operating system: systemd's notify socket and the web process."""
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import socket
 import subprocess
 import sys
 from pathlib import Path
-from typing import IO
 
-from orchestrator.core.errors import OrchestratorError
 from orchestrator.engines.adapter import die_with_parent
-
-
-class AlreadyRunning(OrchestratorError):
-    """Another daemon holds the database's lock."""
-
-
-class DatabaseLock:
-    """An exclusive flock on `<database>.lock`, held for the daemon's lifetime.
-
-    The kernel drops it when the process dies, so a killed daemon never leaves it behind.
-    """
-
-    def __init__(self, database: Path) -> None:
-        self.path = database.with_name(database.name + ".lock")
-        self.file: IO[str] | None = None
-
-    def acquire(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle = self.path.open("a+")
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            owner = handle.read().strip() or "another process"
-            handle.close()
-            raise AlreadyRunning(
-                f"{self.path.with_suffix('')}: another daemon (pid {owner}) runs this database"
-            ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
-        self.file = handle
-
-    def release(self) -> None:
-        if self.file is not None:
-            self.file.close()
-            self.file = None
 
 
 def notify(message: str) -> None:

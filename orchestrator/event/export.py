@@ -5,7 +5,6 @@ to files, the web view serves them, the CLI prints them.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -47,27 +46,20 @@ def event_pgn(rounds: Sequence[RoundRow]) -> str:
     return "".join(round_pgn(r) for r in rounds)
 
 
-def standings_text(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
-    """`standings.txt`: the standings table, then the crosstable.
+def standings_text(
+    tournament: Tournament, order: Sequence[Tiebreak], notes: dict[str, str] | None = None
+) -> str:
+    """`standings.txt`: the standings table, `notes` on players (strikes, withdrawals), then
+    the crosstable.
 
     >>> from orchestrator.core.model import Game, Player, Round
     >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, (Game("A", "B", "0-1"),)),))
-    >>> print(standings_text(t, []).splitlines()[-1])
-    2  A           0  0  *
+    >>> print(standings_text(t, [], {"A": "withdrawn after round 1"}).splitlines()[5])
+    A: withdrawn after round 1
     """
-    return standings_table(tournament, order) + "\n" + crosstable(tournament, order)
-
-
-def standings_file_json(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
-    """`standings.json`: the rounds counted and the standings.
-
-    >>> from orchestrator.core.model import Game, Player, Round
-    >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, (Game("A", "B", "0-1"),)),))
-    >>> json.loads(standings_file_json(t, []))["standings"][0]["name"]
-    'B'
-    """
-    data = {"rounds": len(tournament.rounds), "standings": standings_data(tournament, order)}
-    return json.dumps(data, indent=1) + "\n"
+    listed = "".join(f"{name}: {note}\n" for name, note in (notes or {}).items())
+    table = standings_table(tournament, order)
+    return table + (f"\n{listed}" if listed else "") + "\n" + crosstable(tournament, order)
 
 
 _SHORT = {

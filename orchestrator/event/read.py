@@ -3,6 +3,7 @@ the `--json` outputs and the JSON API give it."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -16,7 +17,18 @@ from orchestrator.core.openings import Opening
 from orchestrator.event.export import standings_data
 from orchestrator.event.settings import EventSettings
 from orchestrator.event.state import tournament
-from orchestrator.store.database import GameRow, RoundRow, Store, StoreError
+from orchestrator.store.database import (
+    AttemptRow,
+    DaemonRow,
+    GameRow,
+    RoundRow,
+    Store,
+    StoreError,
+)
+from orchestrator.store.lock import held
+
+#: the engine faults that count as strikes (`strikes` in [tournament])
+STRIKES = frozenset({"crash", "stall", "illegal_move", "startup"})
 
 
 @dataclass(frozen=True)
@@ -26,7 +38,37 @@ class EventView:
     name: str
     settings: EventSettings
     rounds: list[RoundRow]
-    tournament: Tournament
+    tournament: Tournament  # the rounds that count for pairing: complete ones
+    attempts: list[AttemptRow]
+    withdrawals: dict[str, tuple[int, str]]  # name: (withdrawn after round, reason)
+    paused: bool
+    finished: bool
+    daemon: DaemonRow | None  # the last daemon's heartbeat
+    running: bool  # whether a daemon holds the database now
+
+    @property
+    def provisional(self) -> bool:
+        """Whether the standings include a round that is not over."""
+        return bool(self.rounds) and self.rounds[-1].finished_at is None
+
+    def standings_tournament(self) -> Tournament:
+        """What the standings count: every finished game, also of the round being played."""
+        return tournament(self.settings, self.tournament.players, self.rounds, played=True)
+
+    def status(self, game: GameRow) -> str:
+        """pending, running, interrupted (running, but no daemon runs) or finished."""
+        if game.status == "running" and not self.running:
+            return "interrupted"
+        return game.status
+
+    def strikes(self) -> dict[str, list[GameRow]]:
+        """Per engine, the games it lost by a fault that counts as a strike."""
+        out: dict[str, list[GameRow]] = {p.name: [] for p in self.tournament.players}
+        for r in self.rounds:
+            for g in r.games:
+                if g.fault is not None and g.fault.kind in STRIKES and g.fault.engine in out:
+                    out[g.fault.engine].append(g)
+        return out
 
     def game(self, game_id: int) -> GameRow | None:
         """The game with this id, if the event has one.
@@ -55,15 +97,31 @@ async def reading(db: Path) -> AsyncIterator[tuple[EventView, Store]]:
     """
     store = await Store.open(db, readonly=True)
     try:
-        event = await store.event()
-        if event is None:
-            raise StoreError(f"{db}: no event has been started in this database")
-        settings = EventSettings.from_json(event.settings)
-        rounds = await store.rounds()
-        players = await store.players()
-        yield EventView(event.name, settings, rounds, tournament(settings, players, rounds)), store
+        yield await view_of(store), store
     finally:
         await store.close()
+
+
+async def view_of(store: Store) -> EventView:
+    """The event as `store` holds it now."""
+    event = await store.event()
+    if event is None:
+        raise StoreError(f"{store.path}: no event has been started in this database")
+    settings = EventSettings.from_json(event.settings)
+    rounds = await store.rounds()
+    players = await store.players()
+    return EventView(
+        event.name,
+        settings,
+        rounds,
+        tournament(settings, players, rounds),
+        await store.attempts(),
+        await store.withdrawals(),
+        await store.paused(),
+        event.finished_at is not None,
+        await store.daemon(),
+        await asyncio.to_thread(held, store.path),
+    )
 
 
 async def load_view(db: Path) -> EventView:
@@ -80,28 +138,42 @@ async def load_view(db: Path) -> EventView:
 
 
 def standings_json(view: EventView) -> dict[str, Any]:
-    """The standings, as `standings --json` and `/api/standings` give them.
+    """The standings, as `standings --json` and `/api/standings` give them: every finished
+    game counts, and while a round is being played they are `provisional`.
 
     >>> from orchestrator.event.sample import sample_view
-    >>> view = sample_view()
-    >>> standings_json(view)["rounds"]  # round 1 is not over: no round counts yet
-    0
+    >>> data = standings_json(sample_view())
+    >>> data["provisional"], [(line["name"], line["score"]) for line in data["standings"][:2]]
+    (True, [('D', 1.0), ('A', 0.0)])
     """
+    strikes = view.strikes()
+    lines = standings_data(view.standings_tournament(), view.settings.tiebreaks)
+    for line in lines:
+        line["strikes"] = len(strikes.get(line["name"], ()))
+        withdrawn = view.withdrawals.get(line["name"])
+        line["withdrawn_after"] = withdrawn[0] if withdrawn else None
     return {
         "event": view.name,
         "rounds": len(view.tournament.rounds),
-        "standings": standings_data(view.tournament, view.settings.tiebreaks),
+        "provisional": view.provisional,
+        "standings": lines,
     }
 
 
-def round_json(r: RoundRow) -> dict[str, Any]:
-    """A round's games in playing order, as `pairings --json` and `/api/rounds/N` give them.
+def round_json(view: EventView, r: RoundRow) -> dict[str, Any]:
+    """A round's games in playing order, as `pairings --json` and `/api/rounds/N` give them,
+    with each game's voided attempts.
 
     >>> from orchestrator.event.sample import sample_view
     >>> view = sample_view()
-    >>> [(g["white"], g["black"], g["status"]) for g in round_json(view.rounds[0])["games"]]
+    >>> [(g["white"], g["black"], g["status"]) for g in round_json(view, view.rounds[0])["games"]]
     [('D', 'C', 'finished'), ('B', 'A', 'pending'), ('C', 'D', 'pending'), ('A', 'B', 'pending')]
     """
+    voided: dict[int, list[dict[str, Any]]] = {}
+    for a in view.attempts:
+        if a.voided_at is not None:
+            entry = {"attempt": a.id, "voided_at": a.voided_at, "reason": a.void_reason}
+            voided.setdefault(a.game, []).append(entry)
     return {
         "round": r.number,
         "bye": r.bye,
@@ -113,15 +185,44 @@ def round_json(r: RoundRow) -> dict[str, Any]:
                 "number": g.number,
                 "white": g.white,
                 "black": g.black,
-                "status": g.status,
+                "status": view.status(g),
                 "result": g.result,
                 "termination": g.termination,
                 "reason": g.reason,
                 "plies": g.plies,
                 "opening": g.opening.name if g.opening else None,
+                "forfeit": g.forfeit,
+                "voided": voided.get(g.id, []),
             }
             for g in r.games
         ],
+    }
+
+
+def standings_notes(view: EventView) -> dict[str, str]:
+    """A note per engine with strikes or withdrawn, for the standings as text.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> standings_notes(sample_view())
+    {}
+    """
+    notes: dict[str, str] = {}
+    for name, games in view.strikes().items():
+        if games:
+            notes[name] = f"{len(games)} strike{'s' if len(games) > 1 else ''}"
+    for name, (after, reason) in view.withdrawals.items():
+        withdrawn = f"withdrawn after round {after} ({reason})"
+        notes[name] = f"{notes[name]}; {withdrawn}" if name in notes else withdrawn
+    return notes
+
+
+def daemon_json(view: EventView) -> dict[str, Any]:
+    """Whether a daemon runs the event, its pid and its last heartbeat."""
+    beat = view.daemon
+    return {
+        "running": view.running,
+        "pid": beat.pid if beat is not None and view.running else None,
+        "last_seen": beat.last_seen if beat is not None else None,
     }
 
 
@@ -208,7 +309,7 @@ async def overview_json(view: EventView, store: Store) -> dict[str, Any]:
     running = []
     for r in view.rounds:
         for g in r.games:
-            if g.status != "running":
+            if view.status(g) != "running":
                 continue
             moves = await store.live_moves(g.id)
             clocks: dict[str, int | None] = {"white": None, "black": None}
@@ -236,6 +337,12 @@ async def overview_json(view: EventView, store: Store) -> dict[str, Any]:
         "games_finished": played,
         "games_total": per_round * total if total else None,
         "games_running": running,
-        "finished": all(r.finished_at for r in view.rounds) and len(view.rounds) == total,
-        "top": standings_data(view.tournament, view.settings.tiebreaks)[:5],
+        "games_interrupted": [
+            g.id for r in view.rounds for g in r.games if view.status(g) == "interrupted"
+        ],
+        "finished": view.finished,
+        "paused": view.paused,
+        "daemon": daemon_json(view),
+        "provisional": view.provisional,
+        "top": standings_json(view)["standings"][:5],
     }

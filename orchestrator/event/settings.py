@@ -61,6 +61,8 @@ class EventSettings:
     database: str = "tournament.sqlite"
     pgn_dir: str = "pgn_out"
     tiebreaks: tuple[Tiebreak, ...] = TCEC_ORDER
+    strikes: int = 0
+    withdrawn_games: str = "forfeit"
     adjudication: dict[str, Any] = field(default_factory=dict)
     engines: dict[str, EngineSettings] = field(default_factory=dict)
 
@@ -95,6 +97,8 @@ class EventSettings:
             database=str(section.database),
             pgn_dir=str(section.pgn_dir),
             tiebreaks=section.tiebreaks,
+            strikes=section.strikes,
+            withdrawn_games=section.withdrawn_games,
             adjudication=adjudication,
             engines={
                 e.name: EngineSettings(e.command, e.protocol, dict(e.options))

@@ -24,7 +24,7 @@ def seeded_players(config: Config) -> tuple[Player, ...]:
     >>> from pathlib import Path
     >>> from orchestrator.event.sample import sample_config
     >>> seeded_players(sample_config(Path("/tmp")))[0]
-    Player(name='A', seed=1)
+    Player(name='A', seed=1, withdrawn_after=None)
     """
     section = config.tournament
     names = seed(
@@ -38,9 +38,15 @@ def seeded_players(config: Config) -> tuple[Player, ...]:
 
 
 def tournament(
-    settings: EventSettings, players: Sequence[Player], rounds: Sequence[RoundRow] = ()
+    settings: EventSettings,
+    players: Sequence[Player],
+    rounds: Sequence[RoundRow] = (),
+    *,
+    played: bool = False,
 ) -> Tournament:
-    """The stored event as a core `Tournament`: every round whose games all have a result.
+    """The stored event as a core `Tournament`: every round whose games all have a result
+    (what pairing the next round needs), or with `played` every finished game, also of a
+    round not yet over (what provisional standings count).
 
     >>> settings = EventSettings(name="E", players=("A", "B"), rounds=2, format="single")
     >>> tournament(settings, [Player("A", 1), Player("B", 2)]).games_per_pair
@@ -49,9 +55,13 @@ def tournament(
     return Tournament(
         players=tuple(players),
         rounds=tuple(
-            Round(r.number, tuple(Game(g.white, g.black, g.result) for g in r.games), r.bye)
+            Round(
+                r.number,
+                tuple(Game(g.white, g.black, g.result, g.forfeit) for g in r.games if g.result),
+                r.bye,
+            )
             for r in rounds
-            if all(g.result for g in r.games)
+            if played or all(g.result for g in r.games)
         ),
         format=settings.format,
         schedule=settings.schedule,

@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import io
+from typing import Any
+
 import chess
 import chess.pgn
 
-from orchestrator.core.gamerecord import GameRecord
+from orchestrator.core.gamerecord import GameRecord, Termination
+from orchestrator.core.model import Result
 from orchestrator.core.timecontrol import TimeControl
 
 
-def to_pgn(record: GameRecord, *, event: str, site: str = "?", round_tag: str = "1.1") -> str:
+def to_pgn(
+    record: GameRecord,
+    *,
+    event: str,
+    site: str = "?",
+    round_tag: str = "1.1",
+    details: str | None = None,
+    options: tuple[dict[str, Any], dict[str, Any]] | None = None,
+) -> str:
+    """The game's PGN: SPEC.md section 6, with `details` as TerminationDetails and the
+    engines' `options` (white's, black's) in a first comment, as TCEC writes them."""
     game = chess.pgn.Game()
     h = game.headers
     h["Event"] = event
@@ -24,6 +38,8 @@ def to_pgn(record: GameRecord, *, event: str, site: str = "?", round_tag: str = 
     h["PlyCount"] = str(record.plies)
     h["GameStartTime"] = record.started_at.isoformat(timespec="seconds")
     h["GameEndTime"] = record.ended_at.isoformat(timespec="seconds")
+    if details:
+        h["TerminationDetails"] = details
     if record.opening:
         h["Opening"] = record.opening
     if record.start_fen:
@@ -40,5 +56,36 @@ def to_pgn(record: GameRecord, *, event: str, site: str = "?", round_tag: str = 
             node.set_emt(move.time_ms / 1000)
     if node is game:
         game.comment = record.reason
+    if options is not None:
+        white, black = (", ".join(f"{k}={v}" for k, v in o.items()) for o in options)
+        first = f"WhiteEngineOptions: {white}; BlackEngineOptions: {black}"
+        game.comment = f"{first}, {game.comment}" if game.comment else first
+    exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)
+    return game.accept(exporter) + "\n"
+
+
+def amend(pgn: str, result: Result, termination: Termination, details: str) -> str:
+    """A finished game's PGN with its result corrected by the director.
+
+    >>> print(amend('[Result "1-0"]\\n\\n1. e4 e5 1-0\\n', "0-1", "adjudication", "Director"))
+    [Event "?"]
+    [Site "?"]
+    [Date "????.??.??"]
+    [Round "?"]
+    [White "?"]
+    [Black "?"]
+    [Result "0-1"]
+    [Termination "adjudication"]
+    [TerminationDetails "Director"]
+    <BLANKLINE>
+    1. e4 e5 0-1
+    <BLANKLINE>
+    """
+    game = chess.pgn.read_game(io.StringIO(pgn))
+    if game is None:
+        raise ValueError("not a PGN game")
+    game.headers["Result"] = result
+    game.headers["Termination"] = termination
+    game.headers["TerminationDetails"] = details
     exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)
     return game.accept(exporter) + "\n"

@@ -25,6 +25,9 @@ from orchestrator.core.model import Player, Result
 from orchestrator.core.openings import Opening
 from orchestrator.store.schema import MIGRATIONS, VERSION
 
+#: one statement of a change applied with a control: SQL and its parameters
+Change = tuple[str, tuple[Any, ...]]
+
 
 class StoreError(OrchestratorError):
     """The database cannot be used (newer schema, not an orchestrator database, ...)."""
@@ -71,6 +74,51 @@ class GameRow:
     ended_at: str | None
     fault: Fault | None
     pgn: str | None
+    forfeit: bool
+    details: str | None  # PGN TerminationDetails: a director's decision
+
+
+@dataclass(frozen=True)
+class AttemptRow:
+    id: int
+    game: int
+    status: str  # running | finished | aborted
+    started_at: str
+    ended_at: str | None
+    voided_at: str | None
+    void_reason: str | None
+
+
+@dataclass(frozen=True)
+class ControlRow:
+    id: int
+    requested_at: str
+    user: str
+    command: str
+    kind: str
+    args: str  # JSON
+    reason: str | None
+    applied_at: str | None
+    outcome: str | None
+
+
+@dataclass(frozen=True)
+class EngineUpdateRow:
+    id: int
+    engine: str
+    command: tuple[str, ...] | None
+    options: dict[str, Any]
+    control: int | None
+    applied_at: str
+    first_game: int | None
+
+
+@dataclass(frozen=True)
+class DaemonRow:
+    pid: int
+    host: str
+    started_at: str
+    last_seen: str
 
 
 @dataclass(frozen=True)
@@ -120,6 +168,7 @@ def _game(row: aiosqlite.Row) -> GameRow:
     plain = {f.name: row[f.name] for f in fields(GameRow)}
     plain["opening"] = _opening(row["opening"])
     plain["fault"] = _fault(row["fault"])
+    plain["forfeit"] = bool(row["forfeit"])
     return GameRow(**plain)
 
 
@@ -224,8 +273,23 @@ class Store:
             )
 
     async def players(self) -> list[Player]:
-        async with self.db.execute("SELECT name, seed FROM players ORDER BY seed") as cur:
-            return [Player(r["name"], r["seed"]) async for r in cur]
+        sql = "SELECT name, seed, withdrawn_after FROM players ORDER BY seed"
+        async with self.db.execute(sql) as cur:
+            return [Player(r["name"], r["seed"], r["withdrawn_after"]) async for r in cur]
+
+    async def withdrawals(self) -> dict[str, tuple[int, str]]:
+        """Withdrawn players: the round after which each withdrew, and why."""
+        sql = (
+            "SELECT name, withdrawn_after, withdrawn_reason FROM players "
+            "WHERE withdrawn_after IS NOT NULL"
+        )
+        async with self.db.execute(sql) as cur:
+            return {
+                r["name"]: (r["withdrawn_after"], r["withdrawn_reason"] or "") async for r in cur
+            }
+
+    async def paused(self) -> bool:
+        return bool(await self._scalar("SELECT paused FROM event"))
 
     # rounds and games --------------------------------------------------------------------
 
@@ -285,8 +349,15 @@ class Store:
         return cur.rowcount
 
     async def start_attempt(self, game: int) -> int:
+        """A new attempt at `game`; engine updates not yet used by a game are now used by
+        this one (`first_game`)."""
         async with self.transaction():
             started = now()
+            await self.db.execute(
+                "UPDATE engine_updates SET first_game = ? WHERE first_game IS NULL AND engine IN "
+                "(SELECT white FROM games WHERE id = ? UNION SELECT black FROM games WHERE id = ?)",
+                (game, game, game),
+            )
             await self.db.execute(
                 "UPDATE games SET status = 'running', started_at = ? WHERE id = ?", (started, game)
             )
@@ -358,6 +429,83 @@ class Store:
             await self.db.execute(
                 "UPDATE rounds SET finished_at = ? WHERE number = ? AND finished_at IS NULL",
                 (now(), number),
+            )
+
+    async def attempts(self, game: int | None = None) -> list[AttemptRow]:
+        where, args = ("WHERE game = ?", (game,)) if game is not None else ("", ())
+        sql = f"SELECT * FROM attempts {where} ORDER BY id"
+        async with self.db.execute(sql, args) as cur:
+            return [
+                AttemptRow(**{f.name: r[f.name] for f in fields(AttemptRow)}) async for r in cur
+            ]
+
+    async def moves(self, attempt: int) -> list[dict[str, Any]]:
+        """The moves of one attempt, in order."""
+        sql = "SELECT * FROM moves WHERE attempt = ? ORDER BY ply"
+        async with self.db.execute(sql, (attempt,)) as cur:
+            return [dict(r) async for r in cur]
+
+    # controls, liveness ----------------------------------------------------------------------
+
+    async def add_control(
+        self, user: str, command: str, kind: str, args: str, reason: str | None
+    ) -> int:
+        """Store a control for the daemon to apply (one committed transaction)."""
+        async with self.transaction():
+            cur = await self.db.execute(
+                "INSERT INTO controls (requested_at, user, command, kind, args, reason) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (now(), user, command, kind, args, reason),
+            )
+        return cast(int, cur.lastrowid)
+
+    async def controls(self, *, pending: bool = False) -> list[ControlRow]:
+        where = "WHERE applied_at IS NULL" if pending else ""
+        async with self.db.execute(f"SELECT * FROM controls {where} ORDER BY id") as cur:
+            return [
+                ControlRow(**{f.name: r[f.name] for f in fields(ControlRow)}) async for r in cur
+            ]
+
+    async def engine_updates(self) -> list[EngineUpdateRow]:
+        async with self.db.execute("SELECT * FROM engine_updates ORDER BY id") as cur:
+            return [
+                EngineUpdateRow(
+                    r["id"],
+                    r["engine"],
+                    tuple(json.loads(r["command"])) if r["command"] else None,
+                    json.loads(r["options"]),
+                    r["control"],
+                    r["applied_at"],
+                    r["first_game"],
+                )
+                async for r in cur
+            ]
+
+    async def heartbeat(self, pid: int, host: str, *, starting: bool = False) -> None:
+        """The daemon is alive (`starting`: it has just started)."""
+        stamp = now()
+        async with self._writing:
+            if starting:
+                await self.db.execute(
+                    "INSERT OR REPLACE INTO daemon VALUES (1, ?, ?, ?, ?)",
+                    (pid, host, stamp, stamp),
+                )
+            else:
+                await self.db.execute("UPDATE daemon SET last_seen = ?", (stamp,))
+
+    async def daemon(self) -> DaemonRow | None:
+        async with self.db.execute("SELECT pid, host, started_at, last_seen FROM daemon") as cur:
+            row = await cur.fetchone()
+        return None if row is None else DaemonRow(*row)
+
+    async def apply_control(self, control: int, outcome: str, changes: Sequence[Change]) -> None:
+        """A control's changes and its outcome, in one committed transaction."""
+        async with self.transaction():
+            for sql, args in changes:
+                await self.db.execute(sql, args)
+            await self.db.execute(
+                "UPDATE controls SET applied_at = ?, outcome = ? WHERE id = ?",
+                (now(), outcome, control),
             )
 
     async def live_moves(self, game: int) -> list[dict[str, Any]]:

@@ -73,6 +73,43 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE moves ADD COLUMN reported_ms INTEGER;
     """,
+    # 3: operator controls, liveness, withdrawals, forfeits, voided attempts, engine updates
+    """
+    ALTER TABLE event ADD COLUMN paused INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE players ADD COLUMN withdrawn_after INTEGER;
+    ALTER TABLE players ADD COLUMN withdrawn_reason TEXT;
+    ALTER TABLE games ADD COLUMN forfeit INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE games ADD COLUMN details TEXT;      -- PGN TerminationDetails
+    ALTER TABLE attempts ADD COLUMN voided_at TEXT;
+    ALTER TABLE attempts ADD COLUMN void_reason TEXT;
+    CREATE TABLE controls (
+        id INTEGER PRIMARY KEY,
+        requested_at TEXT NOT NULL,
+        user TEXT NOT NULL,            -- the OS user who gave it
+        command TEXT NOT NULL,         -- the command line, as typed
+        kind TEXT NOT NULL,            -- pause, resume, adjudicate, replay, withdraw, ...
+        args TEXT NOT NULL,            -- JSON
+        reason TEXT,
+        applied_at TEXT,               -- NULL while pending
+        outcome TEXT                   -- what applying it did, or why it was refused
+    );
+    CREATE TABLE engine_updates (
+        id INTEGER PRIMARY KEY,
+        engine TEXT NOT NULL REFERENCES players (name),
+        command TEXT,                  -- JSON list; NULL: unchanged
+        options TEXT NOT NULL,         -- JSON object of the options changed
+        control INTEGER REFERENCES controls (id),
+        applied_at TEXT NOT NULL,
+        first_game INTEGER REFERENCES games (id)  -- the first game played with it
+    );
+    CREATE TABLE daemon (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        pid INTEGER NOT NULL,
+        host TEXT NOT NULL,
+        started_at TEXT NOT NULL,
+        last_seen TEXT NOT NULL
+    );
+    """,
 ]
 
 VERSION = len(MIGRATIONS)

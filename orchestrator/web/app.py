@@ -21,6 +21,7 @@ import chess.svg
 from aiohttp import web
 
 from orchestrator.core.standings import scores_by_round
+from orchestrator.event.audit import audit_log
 from orchestrator.event.export import crosstable, event_pgn, round_pgn, slug
 from orchestrator.event.read import (
     EventView,
@@ -115,7 +116,20 @@ async def standings_page(request: web.Request) -> web.Response:
 
 async def crosstable_page(request: web.Request) -> web.Response:
     view = await _view(request)
-    return _html(pages.crosstable(view.name, crosstable(view.tournament, view.settings.tiebreaks)))
+    return _html(
+        pages.crosstable(
+            view.name, crosstable(view.standings_tournament(), view.settings.tiebreaks)
+        )
+    )
+
+
+async def log_page(request: web.Request) -> web.Response:
+    view = await _view(request)
+    try:
+        entries = await audit_log(request.app[DB])
+    except StoreError as exc:
+        raise web.HTTPServiceUnavailable(text=str(exc)) from None
+    return _html(pages.audit(view.name, entries))
 
 
 async def rounds_page(request: web.Request) -> web.Response:
@@ -125,7 +139,7 @@ async def rounds_page(request: web.Request) -> web.Response:
 
 async def round_page(request: web.Request) -> web.Response:
     view = await _view(request)
-    return _html(pages.round_page(view.name, round_json(_round(view, _number(request, "n")))))
+    return _html(pages.round_page(view.name, round_json(view, _round(view, _number(request, "n")))))
 
 
 async def game_page(request: web.Request) -> web.Response:
@@ -170,7 +184,7 @@ async def api_standings(request: web.Request) -> web.Response:
 
 async def api_round(request: web.Request) -> web.Response:
     view = await _view(request)
-    return _json(round_json(_round(view, _number(request, "n"))))
+    return _json(round_json(view, _round(view, _number(request, "n"))))
 
 
 async def api_game(request: web.Request) -> web.Response:
@@ -184,7 +198,10 @@ async def healthz(request: web.Request) -> web.Response:
         view = await load_view(request.app[DB])
     except StoreError as exc:
         return web.json_response({"ok": False, "error": str(exc)}, status=503)
-    return web.json_response({"ok": True, "event": view.name})
+    if not view.finished and not view.running:
+        error = "no daemon runs this unfinished event"
+        return web.json_response({"ok": False, "event": view.name, "error": error}, status=503)
+    return web.json_response({"ok": True, "event": view.name, "finished": view.finished})
 
 
 # downloads -----------------------------------------------------------------------------
@@ -227,6 +244,7 @@ def make_app(db: Path) -> web.Application:
         ("/standings", standings_page),
         ("/crosstable", crosstable_page),
         ("/rounds", rounds_page),
+        ("/log", log_page),
         (r"/rounds/{n:\d+}", round_page),
         (r"/games/{id:\d+}", game_page),
         (r"/games/{id:\d+}/board.svg", board_svg),

@@ -27,7 +27,7 @@ def layout(title: str, body: str, script: str = "") -> str:
         "<!doctype html><html><head><meta charset='utf-8'>"
         f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>"
         "<nav><a href='/'>Overview</a><a href='/standings'>Standings</a>"
-        "<a href='/crosstable'>Crosstable</a><a href='/rounds'>Rounds</a>"
+        "<a href='/crosstable'>Crosstable</a><a href='/rounds'>Rounds</a><a href='/log'>Log</a>"
         "<a href='/download/event.pgn'>Event PGN</a><a href='/download/archive.zip'>PGN archive</a>"
         f"</nav><main>{body}</main>{script}</body></html>"
     )
@@ -38,6 +38,10 @@ def overview(data: dict[str, Any]) -> str:
     done = data["games_finished"]
     share = 100 * done / total if total else 0
     state = "finished" if data["finished"] else f"round {data['round']} of {data['rounds']}"
+    if data.get("paused"):
+        state += " (paused)"
+    if not data["finished"] and not data.get("daemon", {}).get("running", True):
+        state += " (no daemon is running)"
     running = "".join(
         f"<li><a href='/games/{g['id']}'>{g['round']}.{g['number']} {_e(g['white'])} - "
         f"{_e(g['black'])}</a>: ply {g['plies']}</li>"
@@ -66,15 +70,34 @@ def standings(data: dict[str, Any]) -> str:
         f"<td>{s['games']}</td><td>{s['wins']}</td><td>{s['draws']}</td><td>{s['losses']}</td>"
         f"<td>{s['byes']}</td>"
         + "".join(f"<td>{s['tiebreaks'][tb]:g}</td>" for tb in order)
-        + "</tr>"
+        + f"<td>{s.get('strikes', 0)}</td><td>{_withdrawn(s.get('withdrawn_after'))}</td></tr>"
         for s in lines
     )
+    provisional = " (provisional)" if data.get("provisional") else ""
     body = (
-        f"<h1>Standings after {data['rounds']} round(s)</h1><table id='standings'><tr>"
-        "<th>Place</th><th>Engine</th><th>Score</th><th>Games</th><th>+</th><th>=</th>"
-        f"<th>-</th><th>BYE</th>{head}</tr>{rows}</table>"
+        f"<h1>Standings after {data['rounds']} round(s){provisional}</h1>"
+        "<table id='standings'><tr><th>Place</th><th>Engine</th><th>Score</th><th>Games</th>"
+        f"<th>+</th><th>=</th><th>-</th><th>BYE</th>{head}<th>Strikes</th><th>Withdrawn</th>"
+        f"</tr>{rows}</table>"
     )
     return layout(f"{data['event']}: standings", body)
+
+
+def _withdrawn(after: int | None) -> str:
+    return "" if after is None else f"after round {after}"
+
+
+def audit(event: str, entries: list[dict[str, Any]]) -> str:
+    """The audit log: controls, faults and strikes, withdrawals, engine updates."""
+    rows = "".join(
+        f"<tr><td>{_e(e['at'])}</td><td>{_e(e['what'])}</td><td>{_e(e['text'])}</td></tr>"
+        for e in entries
+    )
+    body = (
+        "<h1>Audit log</h1><table id='log'><tr><th>When</th><th>What</th><th></th></tr>"
+        f"{rows or '<tr><td colspan=3>nothing yet</td></tr>'}</table>"
+    )
+    return layout(f"{event}: log", body)
 
 
 def crosstable(event: str, text: str) -> str:
@@ -89,11 +112,18 @@ def rounds(event: str, numbers: list[int]) -> str:
     return layout(f"{event}: rounds", f"<h1>Rounds</h1><ul>{items}</ul>")
 
 
+def _voided(attempts: list[dict[str, Any]]) -> str:
+    return "".join(
+        f"<br><small>attempt {a['attempt']} voided: {_e(a['reason'])}</small>" for a in attempts
+    )
+
+
 def round_page(event: str, data: dict[str, Any]) -> str:
     rows = "".join(
         f"<tr><td>{g['number']}</td><td><a href='/games/{g['id']}'>{_e(g['white'])} - "
-        f"{_e(g['black'])}</a></td><td>{_e(g['result'] or g['status'])}</td>"
-        f"<td>{_e(g['reason'])}</td><td>{_e(g['opening'])}</td></tr>"
+        f"{_e(g['black'])}</a></td><td>{_e(g['result'] or g['status'])}"
+        f"{' (forfeit)' if g.get('forfeit') else ''}</td>"
+        f"<td>{_e(g['reason'])}{_voided(g.get('voided', []))}</td><td>{_e(g['opening'])}</td></tr>"
         for g in data["games"]
     )
     bye = f"<p>BYE: {_e(data['bye'])}</p>" if data["bye"] else ""

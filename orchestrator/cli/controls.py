@@ -1,0 +1,201 @@
+"""Operator controls: pause, resume, adjudicate, replay, withdraw, engine-update; and the
+stored event as a tournament state (`state`) and its audit log (`log`).
+
+Each control finds the database as the reading commands do, is checked against the stored
+event (a bad one is one line and exit 2, with nothing changed), and is stored for the
+daemon, which applies it within a second, or when it next starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shlex
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from orchestrator.cli.app import app, fail, user_errors
+from orchestrator.cli.reading import ConfigOpt, DbOpt, JsonOpt, database
+from orchestrator.config.model import ConfigError, EngineConfig
+from orchestrator.core import state_json
+from orchestrator.engines.adapter import Engine, EngineFault
+from orchestrator.event import controls
+from orchestrator.event.audit import audit_log
+from orchestrator.event.read import load_view, view_of
+from orchestrator.store.database import Store, StoreError
+
+Reason = Annotated[str | None, typer.Option(help="Why (kept in the audit log).")]
+Needed = Annotated[str, typer.Option(help="Why (kept in the audit log).")]
+
+
+def _store(db: Path | None, config: Path) -> Path:
+    path = database(db, config)
+    if not path.is_file():
+        raise StoreError(f"{path}: no such database")
+    return path
+
+
+async def _ask(path: Path, asked: controls.Request) -> int:
+    store = await Store.open(path)
+    try:
+        return await controls.request(store, asked)
+    finally:
+        await store.close()
+
+
+def _submit(db: Path | None, config: Path, asked: controls.Request) -> None:
+    path = _store(db, config)
+    number = asyncio.run(_ask(path, asked))
+    typer.echo(f"control {number} stored: a running daemon applies it within a second")
+
+
+@app.command()
+@user_errors
+def pause(
+    now: Annotated[bool, typer.Option("--now", help="Abort the running games too.")] = False,
+    reason: Reason = None,
+    db: DbOpt = None,
+    config: ConfigOpt = Path("engines.toml"),
+) -> None:
+    """No new game starts until `resume` (running games play on, unless --now)."""
+    _submit(db, config, controls.Request("pause", {"now": now}, reason))
+
+
+@app.command()
+@user_errors
+def resume(
+    reason: Reason = None, db: DbOpt = None, config: ConfigOpt = Path("engines.toml")
+) -> None:
+    """Start games again after `pause`."""
+    _submit(db, config, controls.Request("resume", {}, reason))
+
+
+@app.command()
+@user_errors
+def adjudicate(
+    game: Annotated[int, typer.Argument(help="The game id of pairings --json.")],
+    result: Annotated[str, typer.Argument(help="1-0, 0-1 or 1/2-1/2.")],
+    reason: Needed,
+    db: DbOpt = None,
+    config: ConfigOpt = Path("engines.toml"),
+) -> None:
+    """End a game with RESULT (a running game stops at once), or correct a finished one."""
+    _submit(db, config, controls.Request("adjudicate", {"game": game, "result": result}, reason))
+
+
+@app.command()
+@user_errors
+def replay(
+    game: Annotated[int, typer.Argument(help="The game id of pairings --json.")],
+    reason: Needed,
+    db: DbOpt = None,
+    config: ConfigOpt = Path("engines.toml"),
+) -> None:
+    """Void a game and play it again from its opening."""
+    _submit(db, config, controls.Request("replay", {"game": game}, reason))
+
+
+@app.command()
+@user_errors
+def withdraw(
+    engine: Annotated[str, typer.Argument(help="The engine's name.")],
+    reason: Needed,
+    db: DbOpt = None,
+    config: ConfigOpt = Path("engines.toml"),
+) -> None:
+    """Leave ENGINE out of every later pairing; its unplayed games are forfeited or
+    cancelled (withdrawn_games)."""
+    _submit(db, config, controls.Request("withdraw", {"engine": engine}, reason))
+
+
+def _option(text: str) -> tuple[str, Any]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise ConfigError(f"--option {text!r}: expected NAME=VALUE")
+    for kind in (int, float):
+        try:
+            return name.strip(), kind(value)
+        except ValueError:
+            pass
+    if value.lower() in ("true", "false"):
+        return name.strip(), value.lower() == "true"
+    return name.strip(), value
+
+
+async def _probe(path: Path, name: str, command: list[str] | None, options: dict[str, Any]) -> None:
+    """Start the updated engine once: a new binary or option is refused before it counts."""
+    store = await Store.open(path, readonly=True)
+    try:
+        view = await view_of(store)
+        updates = await store.engine_updates()
+    finally:
+        await store.close()
+    stored = view.settings.engines.get(name)
+    if stored is None:
+        raise controls.ControlRefused(f"no engine named {name!r}")
+    current_command, current_options = stored.command, dict(stored.options)
+    for update in updates:
+        if update.engine == name:
+            current_command = update.command or current_command
+            current_options.update(update.options)
+    engine = EngineConfig(
+        name=name,
+        command=tuple(command) if command else current_command,
+        protocol=stored.protocol,
+        options={**current_options, **options},
+    )
+    try:
+        started = await Engine.start(engine)
+    except EngineFault as fault:
+        raise controls.ControlRefused(
+            f"{name}: the update does not start: {fault.detail}"
+        ) from None
+    await started.close()
+
+
+@app.command("engine-update")
+@user_errors
+def engine_update(
+    engine: Annotated[str, typer.Argument(help="The engine's name.")],
+    reason: Needed,
+    command: Annotated[str | None, typer.Option(help="The new command line.")] = None,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", help="NAME=VALUE (repeatable).")
+    ] = None,
+    db: DbOpt = None,
+    config: ConfigOpt = Path("engines.toml"),
+) -> None:
+    """A new binary or new options for ENGINE from its next game on (started once first)."""
+    options = dict(_option(text) for text in option or [])
+    argv = shlex.split(command) if command else None
+    if argv is None and not options:
+        raise fail("engine-update needs --command or --option")
+    path = _store(db, config)
+    asyncio.run(_probe(path, engine, argv, options))
+    args = {"engine": engine, "command": argv, "options": options}
+    _submit(db, config, controls.Request("engine-update", args, reason))
+
+
+@app.command()
+@user_errors
+def state(db: DbOpt = None, config: ConfigOpt = Path("engines.toml")) -> None:
+    """The stored event as tournament-state JSON (SPEC.md section 1): its complete rounds,
+    withdrawals and forfeits, for `pair` and `simulate --from`."""
+    view = asyncio.run(load_view(_store(db, config)))
+    typer.echo(json.dumps(state_json.encode(view.tournament), indent=1))
+
+
+@app.command("log")
+@user_errors
+def audit(
+    as_json: JsonOpt = False, db: DbOpt = None, config: ConfigOpt = Path("engines.toml")
+) -> None:
+    """The audit log: controls, engine faults and strikes, withdrawals, engine updates."""
+    entries = asyncio.run(audit_log(_store(db, config)))
+    if as_json:
+        typer.echo(json.dumps(entries, indent=1))
+        return
+    for entry in entries:
+        typer.echo(f"{entry['at']}  {entry['what']:<13} {entry['text']}")

@@ -1,0 +1,313 @@
+"""Operator controls: what a tournament director may ask of an event, checked when asked and
+applied by the daemon.
+
+A control is stored in the database first (`request`), so it works the same whether a daemon
+runs or not: a running daemon applies it within a second, a stopped one when it starts.
+Applying it (`plan`) turns it into the changes of one committed transaction, together with
+the control's outcome, which the audit log keeps.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import shlex
+import sys
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from orchestrator.core.errors import OrchestratorError
+from orchestrator.core.gamerecord import Cp, GameRecord, Mate, MoveRecord, Termination
+from orchestrator.core.model import RESULTS, Result
+from orchestrator.event.read import STRIKES, EventView, view_of
+from orchestrator.game.pgn import amend, to_pgn
+from orchestrator.store import changes
+from orchestrator.store.database import Change, ControlRow, GameRow, Store
+
+KINDS = ("pause", "resume", "adjudicate", "replay", "withdraw", "engine-update")
+#: controls whose changes touch results, pairings or engines: the outputs are rewritten
+CHANGES_RESULTS = frozenset({"adjudicate", "replay", "withdraw"})
+
+
+class ControlRefused(OrchestratorError):
+    """A control that cannot be applied; the message says why, naming the game or engine."""
+
+
+@dataclass(frozen=True)
+class Request:
+    """A control as asked for: its kind, its arguments and the director's reason."""
+
+    kind: str
+    args: dict[str, Any] = field(default_factory=dict)
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What applying a control does: its changes, in one transaction, and its outcome."""
+
+    changes: list[Change]
+    outcome: str
+
+
+def check(request: Request, view: EventView) -> None:
+    """Refuse, in one line naming the game or engine, a control that cannot apply now.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> view = sample_view()
+    >>> check(Request("adjudicate", {"game": 2, "result": "1-0"}, "crash"), view)
+    >>> for args in ({"game": 99, "result": "1-0"}, {"game": 2, "result": "1:0"}):
+    ...     try:
+    ...         check(Request("adjudicate", args, "why"), view)
+    ...     except ControlRefused as refused:
+    ...         print(refused)
+    no game 99 (the games of pairings --json)
+    '1:0' is not a PGN result (1-0, 0-1 or 1/2-1/2)
+    """
+    if request.kind not in KINDS:
+        raise ControlRefused(f"unknown control {request.kind!r}")
+    if request.kind not in ("pause", "resume") and not (request.reason or "").strip():
+        raise ControlRefused(f"{request.kind} needs --reason")
+    if view.finished and request.kind != "resume":
+        raise ControlRefused(f"the event {view.name!r} is finished")
+    if request.kind == "adjudicate":
+        result = request.args.get("result")
+        if result not in RESULTS:
+            raise ControlRefused(f"{result!r} is not a PGN result (1-0, 0-1 or 1/2-1/2)")
+        _changeable(view, _game(view, request.args.get("game")))
+    elif request.kind == "replay":
+        game = _game(view, request.args.get("game"))
+        if game.status == "pending" and not any(a.game == game.id for a in view.attempts):
+            raise ControlRefused(f"game {game.id} has not been played yet: nothing to replay")
+        if game.forfeit:
+            raise ControlRefused(f"game {game.id} is a forfeit: its engine withdrew")
+        _changeable(view, game)
+    elif request.kind in ("withdraw", "engine-update"):
+        engine = _engine(view, request.args.get("engine"))
+        if request.kind == "withdraw" and engine in view.withdrawals:
+            raise ControlRefused(f"{engine!r} has already withdrawn")
+
+
+def _game(view: EventView, game_id: object) -> GameRow:
+    game = view.game(game_id) if isinstance(game_id, int) else None
+    if game is None:
+        raise ControlRefused(f"no game {game_id} (the games of pairings --json)")
+    return game
+
+
+def _engine(view: EventView, name: object) -> str:
+    names = [p.name for p in view.tournament.by_seed()]
+    if name not in names:
+        raise ControlRefused(f"no engine named {name!r} (engines: {', '.join(names)})")
+    return str(name)
+
+
+def _started(view: EventView, game: GameRow) -> bool:
+    return game.status != "pending" or any(a.game == game.id for a in view.attempts)
+
+
+def _changeable(view: EventView, game: GameRow) -> list[int]:
+    """The later rounds whose pairing must be made again if `game` changes (paired, but
+    none of their games started); refused once a later round has started."""
+    later = [r for r in view.rounds if r.number > game.round]
+    for r in later:
+        if any(_started(view, g) for g in r.games):
+            raise ControlRefused(
+                f"game {game.id} is of round {game.round}, and round {r.number} has started: "
+                "it can no longer be changed"
+            )
+    return [r.number for r in later]
+
+
+async def request(
+    store: Store, asked: Request, command: list[str] | None = None, user: str | None = None
+) -> int:
+    """Check `asked` against the stored event and store it for the daemon; its id.  The
+    audit entry names `user` (the OS user by default) and `command` (the command line)."""
+    check(asked, await view_of(store))
+    line = shlex.join(command if command is not None else ["orchestrator", *sys.argv[1:]])
+    args = json.dumps(asked.args, sort_keys=True)
+    return await store.add_control(user or getpass.getuser(), line, asked.kind, args, asked.reason)
+
+
+# applying --------------------------------------------------------------------------------------
+
+
+async def plan(store: Store, control: ControlRow, site: str = "?") -> Plan:
+    """The changes and outcome of a stored control against the event as it is now; a
+    control that can no longer apply (the round moved on) is refused, with the reason as
+    its outcome.  The daemon has already stopped any game the control ends."""
+    view = await view_of(store)
+    asked = Request(control.kind, json.loads(control.args), control.reason)
+    try:
+        check(asked, view)
+        return await _plan(store, view, asked, site, control.id)
+    except ControlRefused as refused:
+        return Plan([], f"refused: {refused}")
+
+
+async def _plan(store: Store, view: EventView, asked: Request, site: str, control: int) -> Plan:
+    args, reason = asked.args, asked.reason or ""
+    if asked.kind in ("pause", "resume"):
+        now = " (running games aborted)" if args.get("now") else ""
+        return Plan(changes.paused(asked.kind == "pause"), f"{asked.kind}d{now}")
+    if asked.kind == "engine-update":
+        command = args.get("command")
+        update = changes.engine_updated(args["engine"], command, args.get("options", {}), control)
+        return Plan(update, f"{args['engine']}: new {_what(args)} from its next game")
+    if asked.kind == "withdraw":
+        return await _withdraw(store, view, args["engine"], reason, site)
+    game = _game(view, args["game"])
+    plan = [c for n in _changeable(view, game) for c in changes.round_dropped(n)]
+    if asked.kind == "replay":
+        plan += changes.game_voided(game.id, reason)
+        if (r := _round_of(view, game)).finished_at is not None:
+            plan += changes.round_reopened(r.number)
+        return Plan(plan, f"game {game.id} voided, to be played again")
+    result = cast(Result, args["result"])
+    details = f"Adjudicated by the tournament director: {reason}"
+    text = f"{_winner(result)} by the tournament director's decision: {reason}"
+    if game.status == "finished" and game.pgn:
+        pgn = amend(game.pgn, result, "adjudication", details)
+        plan += changes.game_result(
+            game.id, result, "adjudication", text, details=details, plies=game.plies or 0, pgn=pgn
+        )
+    else:
+        record, attempt = await _record_so_far(store, view, game, result, text)
+        pgn = to_pgn(record, event=view.name, site=site, round_tag=_tag(game), details=details)
+        plan += changes.game_result(
+            game.id,
+            result,
+            "adjudication",
+            text,
+            details=details,
+            plies=record.plies,
+            pgn=pgn,
+            attempt=attempt,
+        )
+    return Plan(plan, f"game {game.id}: {result} by adjudication")
+
+
+async def _withdraw(store: Store, view: EventView, engine: str, reason: str, site: str) -> Plan:
+    """Withdrawn after the current round; its unplayed games of that round are forfeited
+    (a win for the opponent) or cancelled, per `withdrawn_games`."""
+    after = view.rounds[-1].number if view.rounds else 0
+    plan = changes.player_withdrawn(engine, after, reason)
+    unplayed = [
+        g
+        for g in (view.rounds[-1].games if view.rounds else ())
+        if engine in (g.white, g.black) and g.status != "finished"
+    ]
+    if view.settings.withdrawn_games == "cancel":
+        plan += changes.games_dropped([g.id for g in unplayed])
+        what = "cancelled"
+    else:
+        for g in unplayed:
+            result: Result = "0-1" if g.white == engine else "1-0"
+            text = f"{_winner(result)} by forfeit: {engine} withdrew ({reason})"
+            record, _ = await _record_so_far(
+                store, view, g, result, text, moves=False, termination="abandoned"
+            )
+            pgn = to_pgn(record, event=view.name, site=site, round_tag=_tag(g), details=text)
+            plan += changes.game_result(
+                g.id, result, "abandoned", text, details=text, pgn=pgn, forfeit=True
+            )
+        what = "forfeited"
+    games = ", ".join(str(g.id) for g in unplayed) or "none"
+    return Plan(plan, f"{engine} withdrawn after round {after}; unplayed games {what}: {games}")
+
+
+def _round_of(view: EventView, game: GameRow) -> Any:
+    return next(r for r in view.rounds if r.number == game.round)
+
+
+def _tag(game: GameRow) -> str:
+    return f"{game.round}.{game.number}"
+
+
+def _winner(result: Result) -> str:
+    return {"1-0": "White wins", "0-1": "Black wins", "1/2-1/2": "Draw"}[result]
+
+
+def _what(args: dict[str, Any]) -> str:
+    parts = []
+    if args.get("command"):
+        parts.append(f"command {shlex.join(args['command'])}")
+    if args.get("options"):
+        parts.append("options " + ", ".join(f"{k}={v}" for k, v in args["options"].items()))
+    return " and ".join(parts)
+
+
+async def _record_so_far(
+    store: Store,
+    view: EventView,
+    game: GameRow,
+    result: Result,
+    reason: str,
+    *,
+    moves: bool = True,
+    termination: Termination = "adjudication",
+) -> tuple[GameRecord, int | None]:
+    """The game as far as its last attempt got (none: just the opening), ended with
+    `result` by the director; and that attempt."""
+    attempts = [a for a in view.attempts if a.game == game.id and a.voided_at is None]
+    attempt = attempts[-1].id if attempts and moves else None
+    rows = await store.moves(attempt) if attempt is not None else []
+    played = tuple(
+        MoveRecord(
+            uci=m["uci"],
+            san=m["san"],
+            book=bool(m["book"]),
+            score=Mate(m["score_mate"])
+            if m["score_mate"] is not None
+            else (Cp(m["score_cp"]) if m["score_cp"] is not None else None),
+            depth=m["depth"],
+            seldepth=m["seldepth"],
+            nodes=m["nodes"],
+            time_ms=m["time_ms"],
+            clock_ms=m["clock_ms"],
+            reported_ms=m["reported_ms"],
+        )
+        for m in rows
+    )
+    if not played and game.opening is not None:  # the book moves, as a game would have them
+        board = game.opening.board()
+        book = []
+        for uci in game.opening.moves:
+            move = board.parse_uci(uci)
+            book.append(MoveRecord(uci, board.san(move), book=True))
+            board.push(move)
+        played = tuple(book)
+    started = next((a.started_at for a in attempts if a.id == attempt), None)
+    when = datetime.fromisoformat(started) if started else datetime.now(UTC)
+    record = GameRecord(
+        white=game.white,
+        black=game.black,
+        result=result,
+        termination=termination,
+        reason=reason,
+        moves=played,
+        started_at=when,
+        ended_at=datetime.now(UTC),
+        time_control=view.settings.tc,
+        start_fen=game.opening.fen if game.opening else None,
+        opening=game.opening.name if game.opening else None,
+    )
+    return record, attempt
+
+
+def strike_request(view: EventView, engine: str) -> Request | None:
+    """The withdrawal that `strikes` in [tournament] calls for, once `engine`'s strikes
+    (crash, stall, illegal-move and startup faults) reach it; None before that."""
+    limit = view.settings.strikes
+    games = view.strikes().get(engine, [])
+    if not limit or len(games) < limit or engine in view.withdrawals:
+        return None
+    listed = "; ".join(
+        f"game {g.id} {g.fault.kind}: {g.fault.detail}" for g in games if g.fault is not None
+    )
+    return Request("withdraw", {"engine": engine}, f"{len(games)} strikes: {listed}")
+
+
+__all__ = ["KINDS", "STRIKES", "ControlRefused", "Plan", "Request", "check", "plan", "request"]
