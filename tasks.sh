@@ -7,9 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# the chess engines of the demo and the integration tests, and Chromium for the browser test
+# the chess engines of the demo and the integration tests, Chromium for the browser test, and
+# systemd for `systemd-analyze verify` of the unit
 DEBIAN_PACKAGES=(stockfish ethereal-chess toga2 glaurung fairy-stockfish phalanx sjeng fairymax
-    hoichess chromium)
+    hoichess chromium systemd)
 PY=${PYTHON:-python3}
 
 log() { printf '==> %s\n' "$*" >&2; }

@@ -180,3 +180,14 @@ def test_serve_binds_loopback_by_default() -> None:
 
     assert inspect.signature(serve).parameters["host"].default == "127.0.0.1"
     assert parse_address(":8080") == ("127.0.0.1", 8080)
+
+
+async def test_healthz_is_503_for_an_unfinished_event_without_a_daemon() -> None:
+    from orchestrator.event.sample import sample_database
+
+    async with TestClient(TestServer(make_app(await asyncio.to_thread(sample_database)))) as c:
+        r = await c.get("/healthz")
+        assert r.status == 503
+        assert (await r.json())["error"] == "no daemon runs this unfinished event"
+        log = await c.get("/log")
+        assert log.status == 200 and "nothing yet" in await log.text()

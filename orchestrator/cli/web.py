@@ -7,11 +7,13 @@ import socket
 from pathlib import Path
 from typing import Annotated
 
+import structlog
 import typer
 from aiohttp import web
 
 from orchestrator.cli.app import app, fail, user_errors
 from orchestrator.daemon.system import WebProcess, become_web_child
+from orchestrator.logs import configure
 from orchestrator.web.app import make_app
 
 
@@ -45,8 +47,14 @@ def serve(
         become_web_child(parent)
     else:
         os.nice(WebProcess.NICE)  # beside a daemon, engines and their clocks come first
+    configure()
     if fd is not None:  # `run --http`: the daemon bound the socket
         listening = socket.socket(fileno=fd)
+        address = listening.getsockname()
+        structlog.get_logger().info(
+            "serving", database=str(db), address=f"{address[0]}:{address[1]}"
+        )
         web.run_app(make_app(db), sock=listening, print=None, access_log=None)
         return
+    structlog.get_logger().info("serving", database=str(db), address=f"{host}:{port}")
     web.run_app(make_app(db), host=host, port=port, print=None, access_log=None)

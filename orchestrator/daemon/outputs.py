@@ -18,10 +18,23 @@ from orchestrator.event.read import EventView, standings_json, standings_notes
 from orchestrator.store.database import RoundRow
 
 
+def _umask() -> int:
+    """The process's umask (read once, at import, in the main thread: os.umask sets it)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: files people read get the usual permissions (0644 under umask 022), not mkstemp's 0600
+MODE = 0o666 & ~_umask()
+
+
 def write_atomic(path: Path, text: str) -> None:
+    """`text` to `path` through a temporary file in the same folder, renamed into place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, MODE)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
