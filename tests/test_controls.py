@@ -56,8 +56,14 @@ def invoke(*args: str) -> Any:
 
 
 def query(db: Path, sql: str, *args: object) -> list[tuple[Any, ...]]:
+    """Rows of `sql`; none while the daemon has created the database but not its schema."""
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=10) as conn:
-        return conn.execute(sql, args).fetchall()
+        try:
+            return conn.execute(sql, args).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return []
+            raise
 
 
 def applied(db: Path, control: int) -> str:
@@ -117,12 +123,22 @@ def test_a_director_steers_a_running_event(tmp_path: Path) -> None:
         assert pgn is not None and pgn.headers["Result"] == "0-1"
         assert pgn.headers["TerminationDetails"] == "Adjudicated by the tournament director: test"
 
-        # replay a finished game of the current round: two attempts, one voided
-        wait_for(lambda: [g for g in games_with(db, "finished") if g[0] != game])
-        current = max(r for _, r, _, _ in games_with(db, "finished"))
-        finished = [g for g in games_with(db, "finished") if g[1] == current and g[0] != game]
-        replayed = finished[0][0]
+        # replay a finished game of the current round: two attempts, one voided (a game of
+        # neither G, withdrawn below, nor X, withdrawn by strikes: theirs would be forfeited)
+        def replayable() -> list[tuple[Any, ...]]:
+            return query(
+                db,
+                "SELECT id, round, white, black FROM games WHERE status = 'finished' AND round = "
+                "(SELECT MAX(round) FROM games WHERE status != 'pending') AND id != ? AND white "
+                "NOT IN ('G', 'X') AND black NOT IN ('G', 'X') AND forfeit = 0 ORDER BY number",
+                game,
+            )
+
+        wait_for(replayable)
+        applied(db, control(db, "pause", "--reason", "a replay"))  # the round cannot move on
+        replayed, current, _, _ = replayable()[0]
         assert "voided" in applied(db, control(db, "replay", str(replayed), "--reason", "glitch"))
+        applied(db, control(db, "resume"))
 
         # withdraw G mid-round
         withdraw = control(db, "withdraw", "G", "--reason", "the author asked")
@@ -190,7 +206,16 @@ def test_a_director_steers_a_running_event(tmp_path: Path) -> None:
     # the audit log has all of it
     log = invoke("log", "--db", str(db), "--json")
     kinds = [e["kind"] for e in log if e["what"] == "control" and e["user"] != "orchestrator"]
-    assert kinds == ["pause", "resume", "adjudicate", "replay", "withdraw", "engine-update"]
+    assert kinds == [
+        "pause",
+        "resume",
+        "adjudicate",
+        "pause",
+        "replay",
+        "resume",
+        "withdraw",
+        "engine-update",
+    ]
     assert all(e["applied_at"] for e in log if e["what"] == "control")
     assert any(e["what"] == "control" and e["user"] == "orchestrator" for e in log)  # strikes
     assert sum(e["what"] == "strike" for e in log) >= 2

@@ -141,8 +141,7 @@ class Daemon:
                 await self._apply_controls(running)
                 if self.stopping.is_set() and not (self.drain and running):
                     return
-                rounds = await self.store.rounds()
-                current = rounds[-1] if rounds else None
+                current = await self.store.last_round()
                 unfinished = [g for g in current.games if g.status != "finished"] if current else []
                 if unfinished or running:
                     if current is not None and not self.paused and not self.stopping.is_set():
@@ -151,7 +150,7 @@ class Daemon:
                     continue
                 if current is not None and current.finished_at is None:
                     await self._finish_round(current)
-                elif len(rounds) >= total:
+                elif current is not None and current.number >= total:
                     await self._finish_event()
                     return
                 elif self.paused:
@@ -310,7 +309,7 @@ class Daemon:
     async def _write_outputs(self, changed: int | None, standings: bool = False) -> None:
         """The PGN files of round `changed` (every round if None) and of the event, and with
         `standings` (or at the start) the standings files."""
-        await self.pgn_files.write(await self.store.rounds(changed))
+        await self.pgn_files.write(await self.store.rounds(changed), every=changed is None)
         if standings or changed is None:
             view = await view_of(self.store)
             await asyncio.to_thread(write_standings, self.folder, view)
@@ -386,7 +385,7 @@ class Daemon:
 
     async def _game_index(self, rnd: RoundRow, game: GameRow) -> tuple[int, int]:
         """The game's place in the whole event, and the event's expected number of games."""
-        earlier = sum(len(r.games) for r in await self.store.rounds() if r.number < rnd.number)
+        earlier = await self.store.games_before(rnd.number)
         per_round = len(self.event.players) // 2 * self.event.settings.games_per_pair
         return earlier + game.number, per_round * self.event.settings.rounds
 

@@ -58,10 +58,12 @@ class PgnFiles:
         self.closed: dict[int, str] = {}  # the text of each finished round
         self.lock = asyncio.Lock()
 
-    async def write(self, rounds: Sequence[RoundRow]) -> None:
-        """Rewrite the files of `rounds` (every round, or the current one alone) and the
+    async def write(self, rounds: Sequence[RoundRow], *, every: bool = False) -> None:
+        """Rewrite the files of `rounds` (`every` round, or the current one alone) and the
         event's file."""
         async with self.lock:
+            if every:  # a control may have reopened a finished round
+                self.closed.clear()
             texts = {r.number: round_pgn(r) for r in rounds}
             self.closed.update((r.number, texts[r.number]) for r in rounds if r.finished_at)
             last = max(texts, default=0)

@@ -30,6 +30,8 @@ from orchestrator.core.gamerecord import Fault, FaultKind
 QUIT_TIMEOUT = 1.0  # seconds an engine gets to quit before its process group is killed
 REAP_TIMEOUT = 5.0
 TAIL_LINES = 12
+#: what the game record keeps of an info line: depth, seldepth, nodes, time, score, ...
+INFO_RECORDED = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE
 
 
 _PR_SET_PDEATHSIG = 1
@@ -157,11 +159,12 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
 
     def last_info(self, board: chess.Board) -> chess.engine.InfoDict:
         """The last move's info: its last scored line (else its last info line), parsed
-        against `board`, the position the engine searched."""
+        against `board`, the position the engine searched.  The PV is not parsed: checking
+        its moves one by one would cost more than the rest of the move."""
         line = self.scored_line or self.info_line
         if line is None:
             return {}
-        return chess.engine._parse_uci_info(line.partition(" ")[2], board)
+        return chess.engine._parse_uci_info(line.partition(" ")[2], board, INFO_RECORDED)
 
     def send_line(self, line: str) -> None:
         if line.startswith("position "):

@@ -333,6 +333,16 @@ class Store:
             for r in rounds
         ]
 
+    async def last_round(self) -> RoundRow | None:
+        """The latest paired round with its games (one round's rows, whatever the event's
+        size), or None before the first."""
+        number = await self._scalar("SELECT MAX(number) FROM rounds")
+        return None if number is None else (await self.rounds(number))[0]
+
+    async def games_before(self, number: int) -> int:
+        """How many games the rounds before round `number` have."""
+        return cast(int, await self._scalar("SELECT COUNT(*) FROM games WHERE round < ?", number))
+
     async def pairs_so_far(self) -> int:
         return cast(int, await self._scalar("SELECT COALESCE(MAX(pair) + 1, 0) FROM games"))
 
