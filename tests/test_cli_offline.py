@@ -157,3 +157,32 @@ def test_simulate_from_config_and_errors(tmp_path: Path) -> None:
     bad.write_text("[tournament]\nrounds = 'five'\n")
     out = run("simulate", "--from", str(bad))
     assert out.returncode == 2 and "rounds" in out.stderr and "Traceback" not in out.stderr
+
+
+HOSTILE = [
+    ("[" * 100_000, "nested too deeply"),
+    (
+        '{"players": [{"name": "A", "seed": ' + "9" * 5000 + '}, {"name": "B", "seed": 2}]}',
+        "digits",
+    ),
+    ('{"players": [{"name": "A", "seed": 1}, {"name": "B", "seed": 2}], "rounds": 5}', "'rounds'"),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), HOSTILE)
+def test_pair_refuses_hostile_input_in_one_line(text: str, message: str) -> None:
+    out = run("pair", "-", stdin=text)
+    assert out.returncode == 2 and message in out.stderr and out.stdout == ""
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+
+
+def test_pair_refuses_input_that_is_not_utf8(tmp_path: Path) -> None:
+    state = b'{"players": [{"name": "A\xff", "seed": 1}, {"name": "B", "seed": 2}]}'
+    path = tmp_path / "state.json"
+    path.write_bytes(state)
+    for args, stdin in ((["pair", str(path)], None), (["pair", "-"], state)):
+        out = subprocess.run(
+            [sys.executable, "-m", "orchestrator", *args], input=stdin, capture_output=True,
+            check=False,
+        )  # fmt: skip
+        assert out.returncode == 2 and b"not UTF-8 text" in out.stderr and out.stdout == b""

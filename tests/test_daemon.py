@@ -4,6 +4,7 @@ killed and resumed, and read back through the CLI."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import signal
 import sqlite3
@@ -139,6 +140,11 @@ def test_event_runs_to_the_end_and_everything_agrees(uninterrupted: Path) -> Non
         )
     # pgn_out agrees with the database, game for game
     pgn_folder = folder / "pgn" / "Daemon_Test"
+    # files for people keep the umask (0644 under the usual 022), not mkstemp's 0600
+    umask = os.umask(0o022)
+    os.umask(umask)
+    modes = {path.name: path.stat().st_mode & 0o777 for path in pgn_folder.iterdir()}
+    assert set(modes.values()) == {0o666 & ~umask}, modes
     with (pgn_folder / "Daemon_Test.pgn").open() as handle:
         archive = []
         while (game := chess.pgn.read_game(handle)) is not None:

@@ -28,7 +28,10 @@ from orchestrator.event.state import seeded_players, tournament
 def read_state(source: str) -> Tournament:
     """A tournament state from a path, or from stdin for '-'."""
     if source == "-":
-        text = sys.stdin.read()
+        try:
+            text = sys.stdin.buffer.read().decode("utf-8")
+        except UnicodeDecodeError:
+            raise StateError("stdin: not UTF-8 text") from None
         where = "stdin"
     else:
         try:

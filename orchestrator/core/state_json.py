@@ -41,6 +41,10 @@ def loads(text: str) -> Tournament:
         raise StateError(
             f"malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}"
         ) from None
+    except RecursionError:
+        raise StateError("malformed JSON: nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4300 digits
+        raise StateError(f"malformed JSON: {exc}") from None
     return decode(data)
 
 
@@ -96,7 +100,10 @@ def decode(data: Any) -> Tournament:
             )
         players.append(Player(name, seed, withdrawn))
     rounds = []
-    for i, raw in enumerate(data.get("rounds") or []):
+    raw_rounds = data.get("rounds") or []
+    if not isinstance(raw_rounds, list):
+        raise StateError(f"'rounds' must be a list, not {raw_rounds!r}")
+    for i, raw in enumerate(raw_rounds):
         where = f"rounds[{i}]"
         if not isinstance(raw, dict):
             raise StateError(f"{where}: must be an object")

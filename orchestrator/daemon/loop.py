@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import time
 from typing import Any
 
@@ -170,16 +171,10 @@ class Daemon:
         for game in unfinished:
             if game.id in running:
                 continue
-            if (
-                len(running) >= self.config.tournament.concurrency
-                or {
-                    game.white,
-                    game.black,
-                }
-                & busy
-            ):
+            players = {game.white, game.black}
+            if len(running) >= self.config.tournament.concurrency or players & busy:
                 return
-            busy |= {game.white, game.black}
+            busy |= players
             task = asyncio.create_task(self._play(rnd, game), name=f"game-{game.id}")
             task.players = (game.white, game.black)  # type: ignore[attr-defined]
             running[game.id] = task
@@ -216,8 +211,15 @@ class Daemon:
             args = json.loads(control.args)
             stopped = self._games_ended_by(control.kind, args, running)
             await self._stop_games([running.pop(g) for g in stopped])
-            result = await controls.plan(self.store, control, self.config.tournament.site)
-            await self.store.apply_control(control.id, result.outcome, result.changes)
+            try:
+                result = await controls.plan(self.store, control, self.config.tournament.site)
+                await self.store.apply_control(control.id, result.outcome, result.changes)
+            except (OSError, MemoryError, sqlite3.OperationalError):
+                raise  # the daemon's own trouble (disk, memory, a locked database): it waits
+            except Exception as exc:  # a control that cannot be applied must not stop the event
+                log.error("control_failed", control=control.id, kind=control.kind, error=repr(exc))
+                result = controls.Plan([], f"refused: it failed: {type(exc).__name__}: {exc}")
+                await self.store.apply_control(control.id, result.outcome, [])
             refused = result.outcome.startswith("refused")
             if not refused:
                 if control.kind in ("pause", "resume"):

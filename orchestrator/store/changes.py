@@ -85,6 +85,7 @@ def games_dropped(games: Sequence[int]) -> list[Change]:
     changes: list[Change] = []
     for game in games:
         changes += [
+            ("UPDATE engine_updates SET first_game = NULL WHERE first_game = ?", (game,)),
             (
                 "DELETE FROM moves WHERE attempt IN (SELECT id FROM attempts WHERE game = ?)",
                 (game,),
