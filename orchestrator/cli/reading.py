@@ -133,6 +133,18 @@ def status(
         return
     state = "finished" if data["finished"] else f"round {data['round']} of {data['rounds']}"
     typer.echo(f"{data['event']}: {state}, {data['games_finished']} games finished")
+    daemon = data["daemon"]
+    if daemon["running"]:
+        typer.echo(
+            f"  daemon: running (pid {daemon['pid']})" + ("; paused" if data["paused"] else "")
+        )
+    else:
+        seen = f", last seen {daemon['last_seen']}" if daemon["last_seen"] else ""
+        paused = "; paused" if data["paused"] else ""
+        typer.echo(f"  daemon: not running{seen}{paused}")
+    if data["games_interrupted"]:
+        listed = ", ".join(str(g) for g in data["games_interrupted"])
+        typer.echo(f"  interrupted (replayed when a daemon starts): games {listed}")
     for g in data["games_running"]:
         clocks = " / ".join(
             "-" if ms is None else f"{ms / 1000:.1f}s" for ms in g["clock_ms"].values()
