@@ -351,3 +351,18 @@ async def test_the_record_keeps_measured_and_reported_times() -> None:
     first = game.next()
     assert first is not None and first.emt() == white.time_ms / 1000
     assert first.clock() == (white.clock_ms or 0) / 1000
+
+
+async def test_pgn_tag_values_are_escaped() -> None:
+    """The PGN standard: a quote or a backslash in a tag value is preceded by a backslash
+    (python-chess writes them raw, which ends the tag early)."""
+    r = await play(
+        scripted('Quo"te\\Engine'),
+        scripted("B"),
+        adjudication=Adjudication(None, None, max_moves=1),
+    )
+    pgn = to_pgn(r, event='The "Big" Event', site="C:\\chess")
+    assert '[White "Quo\\"te\\\\Engine"]' in pgn
+    assert '[Event "The \\"Big\\" Event"]' in pgn and '[Site "C:\\\\chess"]' in pgn
+    game = chess.pgn.read_game(io.StringIO(pgn))
+    assert game is not None and len(list(game.mainline_moves())) == 2

@@ -161,3 +161,13 @@ async def test_databases_the_store_refuses(tmp_path: Path) -> None:
     garbage.write_bytes(b"this is not a database at all" * 100)
     with pytest.raises(StoreError, match="not an orchestrator database"):
         await Store.open(garbage)
+
+
+def test_leftover_temporary_files_are_removed(tmp_path: Path) -> None:
+    from orchestrator.daemon.outputs import remove_leftovers, write_atomic
+
+    (tmp_path / ".round-01.pgn.abc123.tmp").write_text("half a file")
+    write_atomic(tmp_path / "round-01.pgn", "whole\n")
+    assert remove_leftovers(tmp_path) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["round-01.pgn"]
+    assert remove_leftovers(tmp_path / "missing") == 0

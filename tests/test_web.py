@@ -191,3 +191,10 @@ async def test_healthz_is_503_for_an_unfinished_event_without_a_daemon() -> None
         assert (await r.json())["error"] == "no daemon runs this unfinished event"
         log = await c.get("/log")
         assert log.status == 200 and "nothing yet" in await log.text()
+
+
+@pytest.mark.parametrize(
+    "path", ["/games/" + "9" * 5000, "/rounds/" + "1" * 40, "/api/games/" + "7" * 19]
+)
+async def test_huge_ids_are_not_found(client: TestClient[object, object], path: str) -> None:
+    assert (await client.get(path)).status == 404

@@ -6,6 +6,7 @@ binaries, working directories, the opening suite) and is called before anything 
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import shutil
@@ -71,10 +72,20 @@ class _Table:
 
     def number(self, key: str, default: D, minimum: float = 0.0) -> float | D:
         def check(v: Any) -> float | None:
-            ok = isinstance(v, int | float) and not isinstance(v, bool) and v >= minimum
+            number = isinstance(v, int | float) and not isinstance(v, bool)
+            ok = number and minimum <= v < math.inf  # not infinite, not NaN
             return float(v) if ok else None
 
-        return self.get(key, default, check, f"a number >= {minimum:g}")
+        return self.get(key, default, check, f"a finite number >= {minimum:g}")
+
+    def name(self, key: str, default: str) -> str:
+        """A name people read in PGN tags and file names: no control characters."""
+
+        def check(v: Any) -> str | None:
+            ok = isinstance(v, str) and not any(ord(c) < 32 or ord(c) == 127 for c in v)
+            return v if ok else None
+
+        return self.get(key, default, check, "a string without control characters")
 
     def boolean(self, key: str, default: bool) -> bool:
         return self.get(key, default, lambda v: v if isinstance(v, bool) else None, "true/false")
@@ -165,8 +176,8 @@ def _tournament(table: _Table) -> TournamentConfig:
         return tuple(v) if ok else None
 
     out = TournamentConfig(
-        name=table.text("name", d.name),
-        site=table.text("site", d.site),
+        name=table.name("name", d.name),
+        site=table.name("site", d.site),
         system=cast(Any, table.choice("system", d.system, ("swiss", "round-robin"))),
         rounds=table.integer("rounds", d.rounds),
         cycles=table.integer("cycles", d.cycles),
@@ -233,7 +244,7 @@ def _adjudication(a: _Table) -> Adjudication:
 
 def _engine(path: Path, i: int, raw: Any, taken: set[str]) -> EngineConfig:
     e = _Table(path, f"[[engine]] #{i + 1}", raw)
-    name = e.text("name", "")
+    name = e.name("name", "")
     if not name.strip():
         e.fail("missing key 'name'" if "name" not in e.data else "must not be empty", "name")
     e.where = f'[[engine]] "{name}"'
@@ -306,6 +317,23 @@ def check_files(config: Config) -> None:
     tb = config.adjudication.tablebases
     if tb is not None and not tb.is_dir():
         raise ConfigError(f"{config.path}: [adjudication] tablebases: no such folder {str(tb)!r}")
+    database = config.tournament.database
+    if database.is_dir():
+        raise ConfigError(f"{config.path}: [tournament] database: {str(database)!r} is a folder")
+    _writable(config, "database", database.parent)
+    pgn_dir = config.tournament.pgn_dir
+    if pgn_dir.exists() and not pgn_dir.is_dir():
+        raise ConfigError(f"{config.path}: [tournament] pgn_dir: {str(pgn_dir)!r} is not a folder")
+    _writable(config, "pgn_dir", pgn_dir)
+
+
+def _writable(config: Config, key: str, folder: Path) -> None:
+    """`folder`, or the nearest folder above it that exists, must be writable by us."""
+    existing = folder
+    while not existing.exists() and existing != existing.parent:
+        existing = existing.parent
+    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"{config.path}: [tournament] {key}: cannot write in {str(existing)!r}")
 
 
 def read_openings(config: Config) -> list[Opening] | None:

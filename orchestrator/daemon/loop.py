@@ -26,7 +26,7 @@ from orchestrator.core.model import Tournament
 from orchestrator.core.openings import Opening
 from orchestrator.core.pairing import pair_next
 from orchestrator.core.standings import standings
-from orchestrator.daemon.outputs import PgnFiles, write_standings
+from orchestrator.daemon.outputs import PgnFiles, remove_leftovers, write_standings
 from orchestrator.daemon.system import notify, watchdog_interval
 from orchestrator.engines.pool import EnginePool
 from orchestrator.event import controls
@@ -135,6 +135,7 @@ class Daemon:
         """One tick at a time: apply pending controls, start the games that may start, wait
         for a game to end, a control, or a second; pair and finish rounds as they come."""
         total = self.event.settings.rounds
+        await asyncio.to_thread(remove_leftovers, self.folder)
         await self._write_outputs(None)
         running: dict[int, asyncio.Task[None]] = {}
         try:

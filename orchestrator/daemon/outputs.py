@@ -74,6 +74,14 @@ class PgnFiles:
             await asyncio.to_thread(_write_all, files)
 
 
+def remove_leftovers(folder: Path) -> int:
+    """Temporary files a kill left behind mid-write (`.round-01.pgn.x1y2.tmp`); how many."""
+    leftovers = list(folder.glob(".*.tmp")) if folder.is_dir() else []
+    for path in leftovers:
+        path.unlink(missing_ok=True)
+    return len(leftovers)
+
+
 def _write_all(files: list[tuple[Path, str]]) -> None:
     for path, text in files:
         write_atomic(path, text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 import chess
@@ -11,6 +12,14 @@ import chess.pgn
 from orchestrator.core.gamerecord import GameRecord, Termination
 from orchestrator.core.model import Result
 from orchestrator.core.timecontrol import TimeControl
+
+
+class _Exporter(chess.pgn.StringExporter):
+    """python-chess's exporter, with tag values escaped as the PGN standard says (a quote
+    and a backslash are preceded by a backslash); python-chess writes them raw."""
+
+    def visit_header(self, tagname: str, tagvalue: str) -> None:
+        super().visit_header(tagname, tagvalue.replace("\\", "\\\\").replace('"', '\\"'))
 
 
 def to_pgn(
@@ -60,7 +69,7 @@ def to_pgn(
         white, black = (", ".join(f"{k}={v}" for k, v in o.items()) for o in options)
         first = f"WhiteEngineOptions: {white}; BlackEngineOptions: {black}"
         game.comment = f"{first}, {game.comment}" if game.comment else first
-    exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)
+    exporter = _Exporter(headers=True, variations=False, comments=True)
     return game.accept(exporter) + "\n"
 
 
@@ -84,8 +93,10 @@ def amend(pgn: str, result: Result, termination: Termination, details: str) -> s
     game = chess.pgn.read_game(io.StringIO(pgn))
     if game is None:
         raise ValueError("not a PGN game")
+    for name, value in list(game.headers.items()):  # python-chess does not unescape them
+        game.headers[name] = re.sub(r"\\(.)", r"\1", value)
     game.headers["Result"] = result
     game.headers["Termination"] = termination
     game.headers["TerminationDetails"] = details
-    exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)
+    exporter = _Exporter(headers=True, variations=False, comments=True)
     return game.accept(exporter) + "\n"
