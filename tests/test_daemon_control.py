@@ -223,3 +223,30 @@ def test_notify_never_blocks_on_a_full_socket(
         assert time.monotonic() - started < 10
     finally:
         sock.close()
+
+
+@pytest.mark.parametrize("moment", ["starting", "checking", "playing"])
+def test_a_stop_signal_at_any_moment_exits_0(tmp_path: Path, moment: str) -> None:
+    """SIGTERM while the program starts or the config is checked (an engine slow to start),
+    or SIGINT twice during the shutdown."""
+    config = event_config(tmp_path, rounds=2, delay_ms=50)
+    if moment == "checking":
+        text = config.read_text().replace('"--by-opponent"', '"--by-opponent", "--slow-start", "3"')
+        config.write_text(text)
+    daemon = start(config)
+    if moment == "starting":
+        time.sleep(0.2)
+        daemon.send_signal(signal.SIGTERM)
+    elif moment == "checking":
+        time.sleep(1.5)
+        daemon.send_signal(signal.SIGTERM)
+    else:
+        wait_for(lambda: running_games(tmp_path / "event.sqlite") > 0)
+        daemon.send_signal(signal.SIGINT)
+        time.sleep(0.05)
+        daemon.send_signal(signal.SIGINT)
+    _, err = daemon.communicate(timeout=60)
+    assert daemon.returncode == 0, err
+    assert "Traceback" not in err
+    if moment == "checking":
+        assert not (tmp_path / "event.sqlite").exists()  # stopped before the database

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -55,8 +56,47 @@ def check(config: ConfigArg) -> None:
     typer.echo(f"{config}: ok: {len(loaded.engines)} engines started and configured{suite}")
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+class _Stop:
+    """The stop signals, caught from the first moment (while the config is checked) to the
+    last (a second signal during the shutdown), and passed on to the daemon."""
+
+    def __init__(self) -> None:
+        self.signal: str | None = None
+        self.daemon: Daemon | None = None
+
+    def __call__(self, name: str) -> None:
+        self.signal = self.signal or name
+        if self.daemon is not None:
+            self.daemon.request_stop(name)
+
+    def attach(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+        if self.signal is not None:
+            daemon.request_stop(self.signal)
+
+
 async def _run(config_path: Path, force: bool, drain: bool, http: str | None) -> int:
+    """Run the event; SIGTERM, SIGINT and SIGHUP stop it cleanly at any moment."""
+    loop = asyncio.get_running_loop()
+    stop = _Stop()
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, stop, sig.name)
+    try:
+        return await _run_event(config_path, force, drain, http, stop)
+    finally:
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
+
+
+async def _run_event(
+    config_path: Path, force: bool, drain: bool, http: str | None, stop: _Stop
+) -> int:
     config, openings = await validate(config_path, start_engines=True)
+    if stop.signal is not None:  # stopped while the config was checked: nothing to undo
+        return 0
     lock = DatabaseLock(config.tournament.database)
     lock.acquire()
     try:
@@ -64,6 +104,7 @@ async def _run(config_path: Path, force: bool, drain: bool, http: str | None) ->
         try:
             event = await open_event(config, store, force=force)
             daemon = Daemon(config, event, store, openings, drain=drain)
+            stop.attach(daemon)
             site = None
             if http:
                 host, port = parse_address(http)

@@ -11,7 +11,6 @@ import contextlib
 import dataclasses
 import json
 import os
-import signal
 import socket
 import sqlite3
 import time
@@ -90,9 +89,7 @@ class Daemon:
         return tournament(self.event.settings, players, await self.store.rounds())
 
     async def run(self) -> None:
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-            loop.add_signal_handler(sig, self.request_stop, sig.name)
+        """Run the event until it ends or `request_stop` (the caller handles signals)."""
         structlog.contextvars.bind_contextvars(tournament=self.name)
         await self.store.heartbeat(os.getpid(), socket.gethostname(), starting=True)
         aborted = await self.store.abort_running()
@@ -122,8 +119,6 @@ class Daemon:
                 task.cancel()
             await asyncio.gather(*background, return_exceptions=True)
             await self.pool.close()
-            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-                loop.remove_signal_handler(sig)
 
     async def _heartbeat(self) -> None:
         """The daemon is alive: `status` and the web view read it (every HEARTBEAT_S)."""
