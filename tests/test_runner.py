@@ -366,3 +366,12 @@ async def test_pgn_tag_values_are_escaped() -> None:
     assert '[Event "The \\"Big\\" Event"]' in pgn and '[Site "C:\\\\chess"]' in pgn
     game = chess.pgn.read_game(io.StringIO(pgn))
     assert game is not None and len(list(game.mainline_moves())) == 2
+
+
+async def test_a_line_without_end_is_garbage_and_kept_small() -> None:
+    """20 MB without a newline: the engine is stopped once a line passes 1 MiB, the game is
+    lost by a `garbage` fault, and its record keeps a few KiB of output at most."""
+    r = await play(scripted("W", "--flood-at", "2", "--flood-mb", "20"), scripted("B"))
+    assert (r.result, r.termination) == ("0-1", "rules infraction")
+    assert r.fault is not None and (r.fault.engine, r.fault.kind) == ("W", "garbage")
+    assert sum(len(line) for line in r.fault.output) < 8192

@@ -30,6 +30,10 @@ from orchestrator.core.gamerecord import Fault, FaultKind
 QUIT_TIMEOUT = 1.0  # seconds an engine gets to quit before its process group is killed
 REAP_TIMEOUT = 5.0
 TAIL_LINES = 12
+#: an engine line longer than this is garbage: the engine is stopped (memory stays bounded)
+MAX_LINE = 1 << 20
+#: what a fault record keeps of each of the engine's last lines
+LINE_KEPT = 400
 #: what the game record keeps of an info line: depth, seldepth, nodes, time, score, ...
 INFO_RECORDED = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE
 
@@ -93,6 +97,22 @@ class _Pipe:
         self.on_go: Callable[[], None] | None = None
         self.scored_line: str | None = None
         self.info_line: str | None = None
+        self.overlong = False  # the engine printed a line longer than MAX_LINE
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        """python-chess's line splitter, with a bound: a line longer than `MAX_LINE` is
+        never kept; the engine is killed, and the game is lost by a `garbage` fault."""
+        buffered = self.buffer[fd]  # type: ignore[attr-defined]
+        raw = data if isinstance(data, bytes) else data.encode()
+        end = raw.find(b"\n")
+        if len(buffered) + (end if end >= 0 else len(raw)) > MAX_LINE:
+            buffered.clear()
+            if not self.overlong:
+                self.overlong = True
+                self.tail.append(f"[a line of more than {MAX_LINE} bytes]")
+                self.transport.kill()  # type: ignore[attr-defined]
+            return
+        super().pipe_data_received(fd, data)  # type: ignore[misc]
 
     def arm(self, on_go: Callable[[], None] | None = None) -> None:
         """Forget the last move's stamps and lines; `on_go` is called when the clock starts."""
@@ -114,14 +134,14 @@ class _Pipe:
                 self.answered_at = time.monotonic()
             else:
                 self._thinking(word, line)
-        self.tail.append(line)
+        self.tail.append(line if len(line) <= LINE_KEPT else line[:LINE_KEPT] + "...")
         super()._line_received(line)  # type: ignore[misc]
 
     def _thinking(self, word: str, line: str) -> None:
         """A line printed while thinking (overridden per protocol)."""
 
     def error_line_received(self, line: str) -> None:
-        self.tail.append(f"[stderr] {line}")
+        self.tail.append(f"[stderr] {line[:LINE_KEPT]}")
 
     def move_time_ms(self) -> int | None:
         """The last move's time, from the go line written to the answer read; None when the

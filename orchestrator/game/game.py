@@ -31,7 +31,7 @@ from orchestrator.core.gamerecord import (
 from orchestrator.core.model import Result
 from orchestrator.core.openings import Opening
 from orchestrator.core.timecontrol import Clock, TimeControl
-from orchestrator.engines.adapter import Engine, EngineFault
+from orchestrator.engines.adapter import MAX_LINE, Engine, EngineFault
 from orchestrator.engines.pool import EnginePool
 
 UNTIMED_DEADLINE_S = 60.0  # nodes= and depth= games: how long a move may take at most
@@ -126,6 +126,7 @@ _TERMINATION: dict[FaultKind, Termination] = {
     "stall": "time forfeit",
     "time_forfeit": "time forfeit",
     "illegal_move": "rules infraction",
+    "garbage": "rules infraction",
 }
 
 
@@ -248,6 +249,7 @@ class _Game:
             "stall": "stalled",
             "time_forfeit": "lost on time",
             "illegal_move": "made an illegal move",
+            "garbage": "printed garbage",
         }[fault.kind]
         winner = _colour_name(not colour)
         if fault.kind == "stall":
@@ -305,6 +307,9 @@ class _Game:
                 engine.fault("stall", f"no move within {deadline:.1f}s"), colour
             ) from None
         except chess.engine.EngineTerminatedError:
+            if proto.overlong:
+                fault = engine.fault("garbage", f"a line longer than {MAX_LINE} bytes")
+                raise self._fault(fault, colour) from None
             code = proto.returncode
             detail = f"exit code {code.result()}" if code.done() else "the process died"
             raise self._fault(engine.fault("crash", detail), colour) from None

@@ -11,6 +11,7 @@ move number in the game (1 = its first move).
     --stall-at N               never answer
     --illegal-at N             answer an illegal move
     --garbage-at N             answer an unparseable move
+    --flood-at N --flood-mb M  at move N, print M megabytes without a newline, then wait
     --slow-start S             wait S seconds before the handshake
     --delay MS                 think MS milliseconds per move
     --overstep-at N --overstep-ms MS
@@ -52,6 +53,8 @@ def options() -> argparse.Namespace:
     p.add_argument("--stall-at", type=int, default=0)
     p.add_argument("--illegal-at", type=int, default=0)
     p.add_argument("--garbage-at", type=int, default=0)
+    p.add_argument("--flood-at", type=int, default=0)
+    p.add_argument("--flood-mb", type=int, default=20)
     p.add_argument("--resign-at", type=int, default=0)
     p.add_argument("--slow-start", type=float, default=0.0)
     p.add_argument("--delay", type=int, default=0)
@@ -119,6 +122,13 @@ class Brain:
             )
         if a.garbage_at == n:
             return "zz99"
+        if a.flood_at == n:
+            chunk = "x" * (1 << 20)
+            for _ in range(a.flood_mb):
+                sys.stdout.write(chunk)
+            sys.stdout.flush()
+            while True:
+                time.sleep(60)
         for uci in self.script:
             move = chess.Move.from_uci(uci)
             if move in legal:
