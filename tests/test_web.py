@@ -198,3 +198,42 @@ async def test_healthz_is_503_for_an_unfinished_event_without_a_daemon() -> None
 )
 async def test_huge_ids_are_not_found(client: TestClient[object, object], path: str) -> None:
     assert (await client.get(path)).status == 404
+
+
+def damaged_copy(source: Path, target: Path) -> Path:
+    """A copy of a database with its interior pages overwritten (its header intact)."""
+    with sqlite3.connect(source) as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(source.read_bytes())
+    for offset in range(4096 * 2, min(len(data), 4096 * 8), 7):
+        data[offset] = (data[offset] * 31 + 7) % 256
+    target.write_bytes(bytes(data))
+    return target
+
+
+async def test_a_damaged_database_is_503_without_leaks(event: Path, tmp_path: Path) -> None:
+    import os
+    import threading
+
+    damaged = damaged_copy(event / "event.sqlite", tmp_path / "damaged.sqlite")
+    async with TestClient(TestServer(make_app(damaged))) as c:
+        for path in ("/healthz", "/", "/api/standings"):  # warm up
+            await c.get(path)
+        threads, fds = threading.active_count(), len(os.listdir("/proc/self/fd"))
+        for i in range(500):
+            r = await c.get(("/healthz", "/", "/api/standings", "/games/1")[i % 4])
+            assert r.status == 503, (i, r.status)
+            await r.read()
+        assert threading.active_count() <= threads
+        assert len(os.listdir("/proc/self/fd")) <= fds + 2
+    cli = await asyncio.to_thread(CliRunner().invoke, app, ["status", "--db", str(damaged)])
+    assert cli.exit_code == 2 and "the database cannot be read" in cli.stderr
+    assert "Traceback" not in cli.output
+
+
+@pytest.mark.parametrize("path", ["/", "/api/overview", "/nowhere", "/download/event.pgn"])
+async def test_security_headers(client: TestClient[object, object], path: str) -> None:
+    r = await client.get(path)
+    assert r.headers["X-Frame-Options"] == "DENY"
+    assert r.headers["Referrer-Policy"] == "no-referrer"
+    assert r.headers["X-Content-Type-Options"] == "nosniff"

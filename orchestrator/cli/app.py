@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable
 from functools import wraps
 from typing import ParamSpec, TypeVar
@@ -46,5 +47,7 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
             return func(*args, **kwargs)
         except OrchestratorError as exc:
             raise fail(str(exc), exc.exit_code) from None
+        except sqlite3.DatabaseError as exc:  # a damaged or locked database file
+            raise fail(f"the database cannot be used: {exc}") from None
 
     return wrapper

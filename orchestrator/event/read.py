@@ -4,6 +4,7 @@ the `--json` outputs and the JSON API give it."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -98,6 +99,8 @@ async def reading(db: Path) -> AsyncIterator[tuple[EventView, Store]]:
     store = await Store.open(db, readonly=True)
     try:
         yield await view_of(store), store
+    except sqlite3.DatabaseError as exc:  # a damaged file: one line, never a traceback
+        raise StoreError(f"{db}: the database cannot be read: {exc}") from None
     finally:
         await store.close()
 

@@ -236,8 +236,21 @@ async def archive_download(request: web.Request) -> web.Response:
     return _download(buffer.getvalue(), f"{slug(view.name)}-pgn.zip", "application/zip")
 
 
+#: on every response: no framing by other sites, no referrer sent on, no content sniffing
+SECURITY_HEADERS = {
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+}
+
+
+async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
+    response.headers.update(SECURITY_HEADERS)
+
+
 def make_app(db: Path) -> web.Application:
     app = web.Application()
+    app.on_response_prepare.append(_security_headers)
     app[DB] = db
     routes: list[tuple[str, Handler]] = [
         ("/", overview_page),
