@@ -200,6 +200,10 @@ async def test_huge_ids_are_not_found(client: TestClient[object, object], path: 
     assert (await client.get(path)).status == 404
 
 
+def open_descriptors() -> int:
+    return len(list(Path("/proc/self/fd").iterdir()))
+
+
 def damaged_copy(source: Path, target: Path) -> Path:
     """A copy of a database with its interior pages overwritten (its header intact)."""
     with sqlite3.connect(source) as db:
@@ -212,20 +216,19 @@ def damaged_copy(source: Path, target: Path) -> Path:
 
 
 async def test_a_damaged_database_is_503_without_leaks(event: Path, tmp_path: Path) -> None:
-    import os
     import threading
 
     damaged = damaged_copy(event / "event.sqlite", tmp_path / "damaged.sqlite")
     async with TestClient(TestServer(make_app(damaged))) as c:
         for path in ("/healthz", "/", "/api/standings"):  # warm up
             await c.get(path)
-        threads, fds = threading.active_count(), len(os.listdir("/proc/self/fd"))
+        threads, fds = threading.active_count(), open_descriptors()
         for i in range(500):
             r = await c.get(("/healthz", "/", "/api/standings", "/games/1")[i % 4])
             assert r.status == 503, (i, r.status)
             await r.read()
         assert threading.active_count() <= threads
-        assert len(os.listdir("/proc/self/fd")) <= fds + 2
+        assert open_descriptors() <= fds + 2
     cli = await asyncio.to_thread(CliRunner().invoke, app, ["status", "--db", str(damaged)])
     assert cli.exit_code == 2 and "the database cannot be read" in cli.stderr
     assert "Traceback" not in cli.output
