@@ -61,6 +61,17 @@ def test_second_daemon_on_the_same_database_exits_2(tmp_path: Path) -> None:
         second = run_daemon(config)
         assert second.returncode == 2
         assert "another daemon" in second.stderr and "Traceback" not in second.stderr
+        assert f"(pid {first.pid})" in second.stderr
+        # the lock is on the file, not its name: a symlink or a hard link finds it taken
+        (tmp_path / "symlink.sqlite").symlink_to(tmp_path / "event.sqlite")
+        (tmp_path / "hardlink.sqlite").hardlink_to(tmp_path / "event.sqlite")
+        for name in ("symlink.sqlite", "hardlink.sqlite"):
+            other = tmp_path / f"{name}.toml"
+            text = config.read_text().replace('database = "event.sqlite"', f'database = "{name}"')
+            other.write_text(text)
+            third = run_daemon(other)
+            assert third.returncode == 2, third.stderr
+            assert f"another daemon (pid {first.pid}) runs this database" in third.stderr
     finally:
         first.send_signal(signal.SIGTERM)
         first.communicate(timeout=30)
