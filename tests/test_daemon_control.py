@@ -261,3 +261,27 @@ def test_a_stop_signal_at_any_moment_exits_0(tmp_path: Path, moment: str) -> Non
     assert "Traceback" not in err
     if moment == "checking":
         assert not (tmp_path / "event.sqlite").exists()  # stopped before the database
+
+
+def sleepers() -> set[int]:
+    """Processes running `sleep 300` (what the scripted engine's escapees run)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if (entry / "cmdline").read_bytes() == b"sleep\x00300\x00":
+                    found.add(int(entry.name))
+    return found
+
+
+def test_processes_that_escape_an_engine_are_ended(tmp_path: Path) -> None:
+    """An engine whose child calls setsid leaves its process group; the daemon, their
+    subreaper, ends them after every game."""
+    before = sleepers()
+    config = event_config(tmp_path, players=["E01", "E02", "E03", "E04"], rounds=2)
+    text = config.read_text().replace('"--name", "E01"', '"--name", "E01", "--spawn-escapee"')
+    config.write_text(text)
+    out = run_daemon(config)
+    assert out.returncode == 0, out.stderr
+    assert '"orphans_killed"' in out.stdout
+    wait_for(lambda: not sleepers() - before, timeout=10)

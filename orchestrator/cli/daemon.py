@@ -16,7 +16,7 @@ from orchestrator.config.model import Config
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.openings import Opening
 from orchestrator.daemon.loop import Daemon
-from orchestrator.daemon.system import WebProcess
+from orchestrator.daemon.system import WebProcess, become_subreaper, sweep_orphans
 from orchestrator.engines.adapter import Engine
 from orchestrator.engines.probe import from_fen, probe
 from orchestrator.event.open import open_event
@@ -81,6 +81,7 @@ class _Stop:
 async def _run(config_path: Path, force: bool, drain: bool, http: str | None) -> int:
     """Run the event; SIGTERM, SIGINT and SIGHUP stop it cleanly at any moment."""
     loop = asyncio.get_running_loop()
+    become_subreaper()  # before the first engine starts: the config check starts them all
     stop = _Stop()
     for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, stop, sig.name)
@@ -95,6 +96,7 @@ async def _run_event(
     config_path: Path, force: bool, drain: bool, http: str | None, stop: _Stop
 ) -> int:
     config, openings = await validate(config_path, start_engines=True)
+    await asyncio.to_thread(sweep_orphans)  # what the engines' first start left behind
     if stop.signal is not None:  # stopped while the config was checked: nothing to undo
         return 0
     lock = DatabaseLock(config.tournament.database)

@@ -26,7 +26,11 @@ from orchestrator.core.openings import Opening
 from orchestrator.core.pairing import pair_next
 from orchestrator.core.standings import standings
 from orchestrator.daemon.outputs import PgnFiles, remove_leftovers, write_standings
-from orchestrator.daemon.system import notify, watchdog_interval
+from orchestrator.daemon.system import (
+    notify,
+    sweep_orphans,
+    watchdog_interval,
+)
 from orchestrator.engines.pool import EnginePool
 from orchestrator.event import controls
 from orchestrator.event.export import slug
@@ -119,6 +123,7 @@ class Daemon:
                 task.cancel()
             await asyncio.gather(*background, return_exceptions=True)
             await self.pool.close()
+            await self._sweep()
 
     async def _heartbeat(self) -> None:
         """The daemon is alive: `status` and the web view read it (every HEARTBEAT_S)."""
@@ -377,9 +382,16 @@ class Daemon:
         )
         await self.store.finish_game(game.id, attempt, record, pgn)
         self._log_finished(record, context)
+        await self._sweep()
         await self._write_outputs(rnd.number)
         if record.fault is not None and record.fault.kind in STRIKES:
             await self._strikes(record.fault.engine)
+
+    async def _sweep(self) -> None:
+        """End the processes that escaped a finished game's engines (`setsid`)."""
+        swept = await asyncio.to_thread(sweep_orphans)
+        if swept:
+            log.warning("orphans_killed", processes=swept)
 
     async def _game_index(self, rnd: RoundRow, game: GameRow) -> tuple[int, int]:
         """The game's place in the whole event, and the event's expected number of games."""

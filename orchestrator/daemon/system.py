@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -78,3 +80,55 @@ def become_web_child(parent: int) -> None:
     if os.getppid() != parent:  # the daemon died before the death signal was armed
         raise SystemExit(0)
     os.nice(WebProcess.NICE)
+
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> bool:
+    """Linux: processes that escape an engine's process group (a child that calls setsid)
+    become the daemon's children when their parent dies, so `sweep_orphans` can end them."""
+    if sys.platform != "linux":
+        return False
+    return int(ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1)) == 0
+
+
+def sweep_orphans() -> int:
+    """Kill and reap the processes that escaped an engine's process group into a session of
+    their own (`setsid`) and became the daemon's children when their parent died; how many.
+
+    The daemon's own children (engines, each in a process group of its own, and the web
+    process) stay in the daemon's session and are never touched.
+    """
+    me, swept = os.getpid(), 0
+    session = os.getsid(0)
+    for _ in range(8):  # an orphan's own children become ours when it dies: a few passes
+        found = []
+        for pid in _children(me):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                if os.getsid(pid) != session:
+                    found.append(pid)
+        if not found:
+            break
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+            swept += 1
+    return swept
+
+
+def _children(parent: int) -> list[int]:
+    """The pids whose parent is `parent`, from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        if int(stat[stat.rindex(")") + 2 :].split()[1]) == parent:
+            found.append(int(entry.name))
+    return found

@@ -21,6 +21,7 @@ move number in the game (1 = its first move).
     --option NAME              declare a spin option (repeatable)
     --ignore-quit              keep running after "quit" (the runner must kill it)
     --spawn-child              start a sleeping child in its process group
+    --spawn-escapee            start a sleeping child that leaves the process group (setsid)
     --log FILE                 append every command received
     --resign-at N              (xboard) resign instead of moving
     --by-opponent              results fixed by the two names (UCI_Opponent): a hash of the pair
@@ -64,6 +65,7 @@ def options() -> argparse.Namespace:
     p.add_argument("--option", action="append", default=[])
     p.add_argument("--ignore-quit", action="store_true")
     p.add_argument("--spawn-child", action="store_true")
+    p.add_argument("--spawn-escapee", action="store_true")
     p.add_argument("--by-opponent", action="store_true")
     p.add_argument("--log", default="")
     p.add_argument("--tag", default="", help="ignored: lets a test find its processes")
@@ -245,6 +247,8 @@ def xboard(args: argparse.Namespace, brain: Brain) -> None:
 
 def main() -> None:
     args = options()
+    if args.spawn_escapee:  # a new session: a kill of the engine's process group misses it
+        subprocess.Popen(["setsid", "sleep", "300"])
     if args.spawn_child:
         subprocess.Popen(["sleep", "300"])  # stays in this process group
     brain = Brain(args)
