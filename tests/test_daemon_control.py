@@ -54,7 +54,7 @@ def events(stdout: str) -> list[dict[str, object]]:
 
 
 def test_second_daemon_on_the_same_database_exits_2(tmp_path: Path) -> None:
-    config = event_config(tmp_path, delay_ms=20, rounds=2)
+    config = event_config(tmp_path, delay_ms=300, rounds=3)  # still playing at the end
     first = start(config)
     try:
         wait_for(lambda: running_games(tmp_path / "event.sqlite") > 0)

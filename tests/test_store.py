@@ -73,7 +73,7 @@ async def test_attempts_moves_and_results(tmp_path: Path) -> None:
         first = await store.start_attempt(game.id)
         await store.add_move(first, 1, MoveRecord("e2e4", "e4", score=Cp(20), time_ms=5))
         assert (await store.rounds(1))[0].games[1].status == "running"
-        await store.abort_attempt(game.id, first)
+        await store.abort_game(game.id)
         assert (await store.rounds(1))[0].games[1].status == "pending"
         second = await store.start_attempt(game.id)
         move = MoveRecord("d2d4", "d4", score=Cp(35), depth=20, time_ms=120, reported_ms=118)

@@ -336,7 +336,39 @@ class Daemon:
             "white": game.white,
             "black": game.black,
         }
-        attempt = await self.store.start_attempt(game.id)
+        try:
+            # shielded: once asked for, the attempt is stored even if the game is cancelled
+            # meanwhile, and aborted below like any other
+            attempt = await asyncio.shield(self.store.start_attempt(game.id))
+            record = await self._play_attempt(spec, rnd, game, attempt, context)
+        except asyncio.CancelledError:
+            await asyncio.shield(self.store.abort_game(game.id))
+            log.info("game_aborted", **context)
+            raise
+        pgn = to_pgn(
+            record,
+            event=self.name,
+            site=settings.site,
+            round_tag=f"{rnd.number}.{game.number}",
+            options=(spec.white.options, spec.black.options),
+        )
+        # shielded: a stop that comes now does not undo a finished game
+        await asyncio.shield(self.store.finish_game(game.id, attempt, record, pgn))
+        self._log_finished(record, context)
+        await self._sweep()
+        await self._write_outputs(rnd.number)
+        if record.fault is not None and record.fault.kind in STRIKES:
+            await self._strikes(record.fault.engine)
+
+    async def _play_attempt(
+        self,
+        spec: GameSpec,
+        rnd: RoundRow,
+        game: GameRow,
+        attempt: int,
+        context: dict[str, Any],
+    ) -> GameRecord:
+        """Play one attempt at `game`: its moves stored as they come, progress logged."""
         index, total = await self._game_index(rnd, game)
         log.info(
             "game_started",
@@ -367,25 +399,7 @@ class Daemon:
                     last=move.san,
                 )
 
-        try:
-            record = await play_game(spec, pool=self.pool, on_move=on_move)
-        except asyncio.CancelledError:
-            await asyncio.shield(self.store.abort_attempt(game.id, attempt))
-            log.info("game_aborted", **context, attempt=attempt)
-            raise
-        pgn = to_pgn(
-            record,
-            event=self.name,
-            site=settings.site,
-            round_tag=f"{rnd.number}.{game.number}",
-            options=(spec.white.options, spec.black.options),
-        )
-        await self.store.finish_game(game.id, attempt, record, pgn)
-        self._log_finished(record, context)
-        await self._sweep()
-        await self._write_outputs(rnd.number)
-        if record.fault is not None and record.fault.kind in STRIKES:
-            await self._strikes(record.fault.engine)
+        return await play_game(spec, pool=self.pool, on_move=on_move)
 
     async def _sweep(self) -> None:
         """End the processes that escaped a finished game's engines (`setsid`)."""

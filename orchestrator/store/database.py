@@ -424,14 +424,18 @@ class Store:
                 (now(), attempt),
             )
 
-    async def abort_attempt(self, game: int, attempt: int) -> None:
+    async def abort_game(self, game: int) -> None:
+        """The running attempt at `game`, if any, is aborted; the game is to play again."""
         async with self.transaction():
             await self.db.execute(
-                "UPDATE attempts SET status = 'aborted', ended_at = ? WHERE id = ?",
-                (now(), attempt),
+                "UPDATE attempts SET status = 'aborted', ended_at = ? "
+                "WHERE game = ? AND status = 'running'",
+                (now(), game),
             )
             await self.db.execute(
-                "UPDATE games SET status = 'pending', started_at = NULL WHERE id = ?", (game,)
+                "UPDATE games SET status = 'pending', started_at = NULL "
+                "WHERE id = ? AND status = 'running'",
+                (game,),
             )
 
     async def finish_round(self, number: int) -> None:
