@@ -285,3 +285,45 @@ def test_processes_that_escape_an_engine_are_ended(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert '"orphans_killed"' in out.stdout
     wait_for(lambda: not sleepers() - before, timeout=10)
+
+
+FLAKY_MACHINE = """
+import errno, sys
+from orchestrator.engines import adapter
+real, calls = adapter.Engine.start.__func__, []
+
+async def start(cls, config):  # the first starts after the config check fail
+    calls.append(config.name)
+    if 5 <= len(calls) < 7:
+        raise adapter.DaemonFault(f"cannot start {config.name}: Too many open files")
+    return await real(cls, config)
+
+adapter.Engine.start = classmethod(start)
+
+from orchestrator.cli import main
+sys.argv = ["orchestrator", "run", sys.argv[1]]
+main()
+"""
+
+
+def test_a_fault_of_the_daemon_s_own_is_never_an_engine_s(tmp_path: Path) -> None:
+    """No descriptors left when a game starts: the attempt is aborted and played again a
+    little later; no engine loses a game for it."""
+    config = event_config(tmp_path, players=["E01", "E02", "E03", "E04"], rounds=2)
+    out = subprocess.run(
+        [sys.executable, "-c", FLAKY_MACHINE, str(config)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    faults = [e for e in events(out.stdout) if e["event"] == "daemon_fault"]
+    assert faults and "Too many open files" in str(faults[0]["error"])
+    with sqlite3.connect(tmp_path / "event.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM games WHERE fault IS NOT NULL").fetchone()[0] == 0
+        assert db.execute("SELECT COUNT(*) FROM games WHERE status != 'finished'").fetchone() == (
+            0,
+        )
+        assert db.execute("SELECT COUNT(*) FROM attempts WHERE status = 'aborted'").fetchone()[0]

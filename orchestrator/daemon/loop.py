@@ -31,6 +31,7 @@ from orchestrator.daemon.system import (
     sweep_orphans,
     watchdog_interval,
 )
+from orchestrator.engines.adapter import DaemonFault
 from orchestrator.engines.pool import EnginePool
 from orchestrator.event import controls
 from orchestrator.event.export import slug
@@ -46,6 +47,7 @@ log = structlog.get_logger()
 TICK_S = 1.0  # the longest a control waits to be applied
 HEARTBEAT_S = 3.0  # how often a running daemon says so in the database
 PROGRESS_S = 60.0  # a game_progress line per game at most this often
+BACKOFF_S = 5.0  # after a fault of the daemon's own (no descriptors, ...), wait this long
 
 
 class Daemon:
@@ -68,6 +70,7 @@ class Daemon:
         self.stopping = asyncio.Event()
         self.pool = EnginePool()
         self.paused = False
+        self.backoff_until = 0.0  # after a fault of the daemon's own, no game starts till then
         self.folder = config.tournament.pgn_dir / slug(config.tournament.name)
         self.name = config.tournament.name
         self.pgn_files = PgnFiles(self.folder, self.name)
@@ -146,7 +149,10 @@ class Daemon:
                 current = await self.store.last_round()
                 unfinished = [g for g in current.games if g.status != "finished"] if current else []
                 if unfinished or running:
-                    if current is not None and not self.paused and not self.stopping.is_set():
+                    waiting = time.monotonic() < self.backoff_until
+                    if current is not None and not (
+                        self.paused or waiting or self.stopping.is_set()
+                    ):
                         self._start_games(current, unfinished, running)
                     await self._wait(running)
                     continue
@@ -345,6 +351,11 @@ class Daemon:
             await asyncio.shield(self.store.abort_game(game.id))
             log.info("game_aborted", **context)
             raise
+        except DaemonFault as fault:  # ours, not the engines': try again a little later
+            await self.store.abort_game(game.id)
+            self.backoff_until = time.monotonic() + BACKOFF_S
+            log.error("daemon_fault", **context, error=str(fault), retry_in_s=BACKOFF_S)
+            return
         pgn = to_pgn(
             record,
             event=self.name,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
+import errno
 import os
 import signal
 import subprocess
@@ -45,6 +46,15 @@ def die_with_parent() -> None:  # pragma: no cover - runs in the child before ex
     """Linux: the kernel kills the engine if the daemon dies, even by SIGKILL."""
     if sys.platform == "linux":
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+#: errors of the daemon's own (no descriptors, no memory, no disk), never an engine's fault
+DAEMON_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOSPC, errno.EAGAIN})
+
+
+class DaemonFault(Exception):
+    """The daemon itself could not go on with a game (no descriptors, memory or disk): the
+    attempt is aborted and played again later; no engine is blamed."""
 
 
 class EngineFault(Exception):
@@ -296,6 +306,8 @@ class Engine:
                 preexec_fn=die_with_parent,
             )
         except OSError as exc:
+            if exc.errno in DAEMON_ERRNOS:  # the machine's trouble, not the engine's
+                raise DaemonFault(f"cannot start {config.name}: {exc.strerror}") from None
             raise EngineFault(
                 config.name, "startup", f"cannot run {config.command[0]!r}: {exc.strerror}"
             ) from None
