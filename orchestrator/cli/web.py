@@ -13,8 +13,11 @@ from aiohttp import web
 
 from orchestrator.cli.app import app, fail, user_errors
 from orchestrator.daemon.system import WebProcess, become_web_child
-from orchestrator.logs import configure
+from orchestrator.logs import configure, limit_server_errors
 from orchestrator.web.app import make_app
+
+#: an idle connection (also one that never sends a request) is closed after this many s
+IDLE_S = 15.0
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -48,13 +51,18 @@ def serve(
     else:
         os.nice(WebProcess.NICE)  # beside a daemon, engines and their clocks come first
     configure()
+    limit_server_errors()
     if fd is not None:  # `run --http`: the daemon bound the socket
         listening = socket.socket(fileno=fd)
         address = listening.getsockname()
         structlog.get_logger().info(
             "serving", database=str(db), address=f"{address[0]}:{address[1]}"
         )
-        web.run_app(make_app(db), sock=listening, print=None, access_log=None)
+        web.run_app(
+            make_app(db), sock=listening, print=None, access_log=None, keepalive_timeout=IDLE_S
+        )
         return
     structlog.get_logger().info("serving", database=str(db), address=f"{host}:{port}")
-    web.run_app(make_app(db), host=host, port=port, print=None, access_log=None)
+    web.run_app(
+        make_app(db), host=host, port=port, print=None, access_log=None, keepalive_timeout=IDLE_S
+    )
