@@ -124,7 +124,20 @@ async def request(
     store: Store, asked: Request, command: list[str] | None = None, user: str | None = None
 ) -> int:
     """Check `asked` against the stored event and store it for the daemon; its id.  The
-    audit entry names `user` (the OS user by default) and `command` (the command line)."""
+    audit entry names `user` (the OS user by default) and `command` (the command line).
+
+    >>> import asyncio
+    >>> from orchestrator.event.sample import sample_database
+    >>> async def ask(db):
+    ...     store = await Store.open(db)
+    ...     try:
+    ...         number = await request(store, Request("pause"), ["orchestrator", "pause"], "td")
+    ...         return number, [(c.kind, c.user, c.applied_at) for c in await store.controls()]
+    ...     finally:
+    ...         await store.close()
+    >>> asyncio.run(ask(sample_database()))
+    (1, [('pause', 'td', None)])
+    """
     check(asked, await view_of(store))
     line = shlex.join(command if command is not None else ["orchestrator", *sys.argv[1:]])
     args = json.dumps(asked.args, sort_keys=True)
@@ -137,7 +150,22 @@ async def request(
 async def plan(store: Store, control: ControlRow, site: str = "?") -> Plan:
     """The changes and outcome of a stored control against the event as it is now; a
     control that can no longer apply (the round moved on) is refused, with the reason as
-    its outcome.  The daemon has already stopped any game the control ends."""
+    its outcome.  The daemon has already stopped any game the control ends.
+
+    >>> import asyncio
+    >>> from orchestrator.event.sample import sample_database
+    >>> async def adjudicate(db):
+    ...     store = await Store.open(db)
+    ...     try:
+    ...         asked = Request("adjudicate", {"game": 2, "result": "0-1"}, "crash")
+    ...         await request(store, asked, ["orchestrator"], "td")
+    ...         (control,) = await store.controls(pending=True)
+    ...         return (await plan(store, control)).outcome
+    ...     finally:
+    ...         await store.close()
+    >>> asyncio.run(adjudicate(sample_database()))
+    'game 2: 0-1 by adjudication'
+    """
     view = await view_of(store)
     asked = Request(control.kind, json.loads(control.args), control.reason)
     try:
@@ -299,7 +327,12 @@ async def _record_so_far(
 
 def strike_request(view: EventView, engine: str) -> Request | None:
     """The withdrawal that `strikes` in [tournament] calls for, once `engine`'s strikes
-    (crash, stall, illegal-move and startup faults) reach it; None before that."""
+    (crash, stall, illegal-move and startup faults) reach it; None before that.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> strike_request(sample_view(), "A") is None  # strikes are off, and A has none
+    True
+    """
     limit = view.settings.strikes
     games = view.strikes().get(engine, [])
     if not limit or len(games) < limit or engine in view.withdrawals:

@@ -49,21 +49,43 @@ class EventView:
 
     @property
     def provisional(self) -> bool:
-        """Whether the standings include a round that is not over."""
+        """Whether the standings include a round that is not over.
+
+        >>> from orchestrator.event.sample import sample_view
+        >>> sample_view().provisional
+        True
+        """
         return bool(self.rounds) and self.rounds[-1].finished_at is None
 
     def standings_tournament(self) -> Tournament:
-        """What the standings count: every finished game, also of the round being played."""
+        """What the standings count: every finished game, also of the round being played.
+
+        >>> from orchestrator.event.sample import sample_view
+        >>> view = sample_view()
+        >>> len(view.tournament.rounds), len(view.standings_tournament().rounds[0].games)
+        (0, 1)
+        """
         return tournament(self.settings, self.tournament.players, self.rounds, played=True)
 
     def status(self, game: GameRow) -> str:
-        """pending, running, interrupted (running, but no daemon runs) or finished."""
+        """pending, running, interrupted (running, but no daemon runs) or finished.
+
+        >>> from orchestrator.event.sample import sample_view
+        >>> view = sample_view()
+        >>> [view.status(g) for g in view.rounds[0].games[:2]]
+        ['finished', 'pending']
+        """
         if game.status == "running" and not self.running:
             return "interrupted"
         return game.status
 
     def strikes(self) -> dict[str, list[GameRow]]:
-        """Per engine, the games it lost by a fault that counts as a strike."""
+        """Per engine, the games it lost by a fault that counts as a strike.
+
+        >>> from orchestrator.event.sample import sample_view
+        >>> sample_view().strikes()
+        {'A': [], 'B': [], 'C': [], 'D': []}
+        """
         out: dict[str, list[GameRow]] = {p.name: [] for p in self.tournament.players}
         for r in self.rounds:
             for g in r.games:
@@ -106,7 +128,20 @@ async def reading(db: Path) -> AsyncIterator[tuple[EventView, Store]]:
 
 
 async def view_of(store: Store) -> EventView:
-    """The event as `store` holds it now."""
+    """The event as `store` holds it now.
+
+    >>> import asyncio
+    >>> from orchestrator.event.sample import sample_database
+    >>> async def read(db):
+    ...     store = await Store.open(db, readonly=True)
+    ...     try:
+    ...         return await view_of(store)
+    ...     finally:
+    ...         await store.close()
+    >>> view = asyncio.run(read(sample_database()))
+    >>> view.name, view.paused, view.running
+    ('Sample', False, False)
+    """
     event = await store.event()
     if event is None:
         raise StoreError(f"{store.path}: no event has been started in this database")
@@ -220,7 +255,12 @@ def standings_notes(view: EventView) -> dict[str, str]:
 
 
 def daemon_json(view: EventView) -> dict[str, Any]:
-    """Whether a daemon runs the event, its pid and its last heartbeat."""
+    """Whether a daemon runs the event, its pid and its last heartbeat.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> daemon_json(sample_view())
+    {'running': False, 'pid': None, 'last_seen': None}
+    """
     beat = view.daemon
     return {
         "running": view.running,
