@@ -28,6 +28,8 @@ from orchestrator.store.database import Store, StoreError
 
 Reason = Annotated[str | None, typer.Option(help="Why (kept in the audit log).")]
 Needed = Annotated[str, typer.Option(help="Why (kept in the audit log).")]
+GameArg = Annotated[int, typer.Argument(help="The game id of pairings --json.")]
+EngineArg = Annotated[str, typer.Argument(help="The engine's name.")]
 
 
 def _store(db: Path | None, config: Path) -> Path:
@@ -75,7 +77,7 @@ def resume(
 @app.command()
 @user_errors
 def adjudicate(
-    game: Annotated[int, typer.Argument(help="The game id of pairings --json.")],
+    game: GameArg,
     result: Annotated[str, typer.Argument(help="1-0, 0-1 or 1/2-1/2.")],
     reason: Needed,
     db: DbOpt = None,
@@ -88,10 +90,10 @@ def adjudicate(
 @app.command()
 @user_errors
 def replay(
-    game: Annotated[int, typer.Argument(help="The game id of pairings --json.")],
+    game: GameArg,
     reason: Needed,
-    db: DbOpt = None,
     config: ConfigOpt = Path("engines.toml"),
+    db: DbOpt = None,
 ) -> None:
     """Void a game and play it again from its opening."""
     _submit(db, config, controls.Request("replay", {"game": game}, reason))
@@ -100,10 +102,11 @@ def replay(
 @app.command()
 @user_errors
 def withdraw(
-    engine: Annotated[str, typer.Argument(help="The engine's name.")],
-    reason: Needed,
+    engine: EngineArg,
     db: DbOpt = None,
     config: ConfigOpt = Path("engines.toml"),
+    *,
+    reason: Needed,
 ) -> None:
     """Leave ENGINE out of every later pairing; its unplayed games are forfeited or
     cancelled (withdrawn_games)."""
@@ -158,7 +161,7 @@ async def _probe(path: Path, name: str, command: list[str] | None, options: dict
 @app.command("engine-update")
 @user_errors
 def engine_update(
-    engine: Annotated[str, typer.Argument(help="The engine's name.")],
+    engine: EngineArg,
     reason: Needed,
     command: Annotated[str | None, typer.Option(help="The new command line.")] = None,
     option: Annotated[
