@@ -68,7 +68,8 @@ def query(db: Path, sql: str, *args: object) -> list[tuple[Any, ...]]:
 
 def applied(db: Path, control: int) -> str:
     """Wait until the daemon applied `control`; its outcome."""
-    wait_for(lambda: query(db, "SELECT applied_at FROM controls WHERE id = ?", control)[0][0])
+    sql = "SELECT applied_at FROM controls WHERE id = ?"
+    wait_for(lambda: (rows := query(db, sql, control)) and rows[0][0])
     outcome: str = query(db, "SELECT outcome FROM controls WHERE id = ?", control)[0][0]
     return outcome
 
@@ -293,7 +294,7 @@ def finished_round(tmp_path_factory: pytest.TempPathFactory) -> Path:
     daemon = start(config)
     try:
         sql = "SELECT COUNT(*) FROM attempts a JOIN games g ON g.id = a.game WHERE g.round = 2"
-        wait_for(lambda: db.exists() and query(db, sql)[0][0])
+        wait_for(lambda: db.exists() and (rows := query(db, sql)) and rows[0][0])
     finally:
         daemon.send_signal(signal.SIGKILL)
         daemon.wait()
