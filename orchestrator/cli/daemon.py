@@ -16,7 +16,7 @@ from orchestrator.config.model import Config
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.openings import Opening
 from orchestrator.daemon.loop import Daemon
-from orchestrator.daemon.system import WebProcess, become_subreaper, sweep_orphans
+from orchestrator.daemon.system import WebProcess, sweep_orphans
 from orchestrator.engines.adapter import Engine
 from orchestrator.engines.probe import from_fen, probe
 from orchestrator.event.open import open_event
@@ -81,7 +81,6 @@ class _Stop:
 async def _run(config_path: Path, force: bool, drain: bool, http: str | None) -> int:
     """Run the event; SIGTERM, SIGINT and SIGHUP stop it cleanly at any moment."""
     loop = asyncio.get_running_loop()
-    become_subreaper()  # before the first engine starts: the config check starts them all
     stop = _Stop()
     for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, stop, sig.name)

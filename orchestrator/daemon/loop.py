@@ -26,11 +26,7 @@ from orchestrator.core.openings import Opening
 from orchestrator.core.pairing import pair_next
 from orchestrator.core.standings import standings
 from orchestrator.daemon.outputs import PgnFiles, remove_leftovers, write_standings
-from orchestrator.daemon.system import (
-    notify,
-    sweep_orphans,
-    watchdog_interval,
-)
+from orchestrator.daemon.system import notify, own_children, sweep_orphans, watchdog_interval
 from orchestrator.engines.adapter import DaemonFault
 from orchestrator.engines.pool import EnginePool
 from orchestrator.event import controls
@@ -414,7 +410,7 @@ class Daemon:
 
     async def _sweep(self) -> None:
         """End the processes that escaped a finished game's engines (`setsid`)."""
-        swept = await asyncio.to_thread(sweep_orphans)
+        swept = await asyncio.to_thread(sweep_orphans, own_children())
         if swept:
             log.warning("orphans_killed", processes=swept)
 

@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from orchestrator.engines.adapter import die_with_parent
+from orchestrator.engines.adapter import ENGINE_PIDS, die_with_parent
 
 
 def notify(message: str) -> None:
@@ -35,6 +35,15 @@ def watchdog_interval() -> float | None:
     if not usec or (pid and int(pid) != os.getpid()):
         return None
     return int(usec) / 2_000_000
+
+
+#: the web processes this daemon started (`WebProcess`): its own children, never swept
+WEB_PIDS: set[int] = set()
+
+
+def own_children() -> frozenset[int]:
+    """The children this process started itself and reaps itself: engines, web processes."""
+    return frozenset(ENGINE_PIDS | WEB_PIDS)
 
 
 class WebProcess:
@@ -62,6 +71,7 @@ class WebProcess:
             stdin=subprocess.DEVNULL,
         )
         self.socket.close()  # the child has it
+        WEB_PIDS.add(self.process.pid)
 
     def stop(self) -> None:
         if self.process is None:
@@ -93,20 +103,26 @@ def become_subreaper() -> bool:
     return int(ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1)) == 0
 
 
-def sweep_orphans() -> int:
-    """Kill and reap the processes that escaped an engine's process group into a session of
-    their own (`setsid`) and became the daemon's children when their parent died; how many.
+def sweep_orphans(own: set[int] | frozenset[int] = frozenset()) -> int:
+    """Kill and reap what the daemon adopted as the subreaper of its engines; how many.
 
-    The daemon's own children (engines, each in a process group of its own, and the web
-    process) stay in the daemon's session and are never touched.
+    - Processes that escaped an engine's process group into a session of their own
+      (`setsid`) and became the daemon's children when their parent died: killed, reaped.
+    - An engine's helpers, killed with its process group after their parent died: zombies
+      now the daemon's, reaped.
+
+    The daemon's own children are never touched: they stay in its session and are alive, or
+    are in `own` (the engines asyncio reaps, the web process).
     """
     me, swept = os.getpid(), 0
     session = os.getsid(0)
     for _ in range(8):  # an orphan's own children become ours when it dies: a few passes
         found = []
-        for pid in _children(me):
+        for pid, state in _children(me):
+            if pid in own:
+                continue
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                if os.getsid(pid) != session:
+                if state == "Z" or os.getsid(pid) != session:
                     found.append(pid)
         if not found:
             break
@@ -119,8 +135,8 @@ def sweep_orphans() -> int:
     return swept
 
 
-def _children(parent: int) -> list[int]:
-    """The pids whose parent is `parent`, from /proc."""
+def _children(parent: int) -> list[tuple[int, str]]:
+    """(pid, state) of the processes whose parent is `parent`, from /proc."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -129,6 +145,7 @@ def _children(parent: int) -> list[int]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
-        if int(stat[stat.rindex(")") + 2 :].split()[1]) == parent:
-            found.append(int(entry.name))
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[1]) == parent:
+            found.append((int(entry.name), fields[0]))
     return found

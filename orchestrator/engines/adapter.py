@@ -255,6 +255,11 @@ class _Features(dict[str, str | int]):
         return super().get(key, default)
 
 
+#: the engine processes this process started and has not reaped yet (asyncio reaps them;
+#: the daemon's sweep of adopted orphans must leave them alone)
+ENGINE_PIDS: set[int] = set()
+
+
 class Engine:
     """A started, initialised and configured engine process."""
 
@@ -265,6 +270,7 @@ class Engine:
         self.transport = transport
         self.protocol: _Uci | _XBoard = protocol
         self.pid: int = transport.get_pid()
+        ENGINE_PIDS.add(self.pid)
 
     @property
     def name(self) -> str:
@@ -398,6 +404,8 @@ class Engine:
             with contextlib.suppress(TimeoutError):  # a cancellation still propagates
                 async with asyncio.timeout(REAP_TIMEOUT):
                     await asyncio.shield(self.protocol.returncode)
+            if self.protocol.returncode.done():
+                ENGINE_PIDS.discard(self.pid)
 
     def kill(self) -> None:
         """Kill the whole process group at once (synchronous: safe on every path)."""
