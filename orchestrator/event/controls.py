@@ -23,7 +23,7 @@ from orchestrator.core.model import RESULTS, Result
 from orchestrator.event.read import STRIKES, EventView, view_of
 from orchestrator.game.pgn import amend, to_pgn
 from orchestrator.store import changes
-from orchestrator.store.database import Change, ControlRow, GameRow, Store
+from orchestrator.store.database import Change, ControlRow, GameRow, RoundRow, Store
 
 KINDS = ("pause", "resume", "adjudicate", "replay", "withdraw", "engine-update")
 #: controls whose changes touch results, pairings or engines: the outputs are rewritten
@@ -246,7 +246,7 @@ async def _withdraw(store: Store, view: EventView, engine: str, reason: str, sit
     return Plan(plan, f"{engine} withdrawn after round {after}; unplayed games {what}: {games}")
 
 
-def _round_of(view: EventView, game: GameRow) -> Any:
+def _round_of(view: EventView, game: GameRow) -> RoundRow:
     return next(r for r in view.rounds if r.number == game.round)
 
 
