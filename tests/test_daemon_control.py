@@ -327,3 +327,82 @@ def test_a_fault_of_the_daemon_s_own_is_never_an_engine_s(tmp_path: Path) -> Non
             0,
         )
         assert db.execute("SELECT COUNT(*) FROM attempts WHERE status = 'aborted'").fetchone()[0]
+
+
+IDLE_FLOOD = """
+import socket, sys, time
+port, count = int(sys.argv[1]), int(sys.argv[2])
+held = []
+for i in range(count):  # idle: connected, and never a byte sent
+    s = socket.socket()
+    s.setblocking(False)
+    s.connect_ex(("127.0.0.1", port))
+    held.append(s)
+    if i % 50 == 49:
+        time.sleep(0.05)  # within the listening queue: the server holds them all
+print("holding", flush=True)
+time.sleep(3600)
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def healthy(port: int) -> bool:
+    with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 5) as s:
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        return s.recv(64).startswith(b"HTTP/1.1 200")
+    return False
+
+
+def test_1100_idle_connections_under_1024_descriptors(tmp_path: Path) -> None:
+    """A crowd of idle sockets on `run --http`, under the usual limit of 1024 descriptors, all
+    the time an event plays: no engine is blamed, the event finishes, the view still answers,
+    and the server's log stays short."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+
+    config = event_config(tmp_path, players=["E01", "E02", "E03", "E04"], rounds=2, delay_ms=100)
+    port = free_port()
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "orchestrator", "run", str(config), "--http", f"127.0.0.1:{port}"],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=limit,  # noqa: PLW1509 (this test starts no thread)
+    )
+    floods: list[subprocess.Popen[str]] = []
+    try:
+        wait_for(lambda: healthy(port))
+        for _ in range(2):  # 550 sockets each, within this machine's own limits
+            flood = subprocess.Popen(
+                [sys.executable, "-c", IDLE_FLOOD, str(port), "550"],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
+            assert flood.stdout is not None and flood.stdout.readline() == "holding\n"
+            floods.append(flood)
+        assert daemon.poll() is None and finished_count(tmp_path / "event.sqlite") < 8
+        # a reader still gets in, long before idle connections time out (web.server.IDLE_S)
+        wait_for(lambda: healthy(port), timeout=10)
+        out, err = daemon.communicate(timeout=300)
+    finally:
+        for flood in floods:
+            flood.kill()
+            flood.wait()
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.wait()
+    assert daemon.returncode == 0, err
+    lines = out.splitlines()
+    assert len(lines) < 200, f"{len(lines)} log lines"
+    assert "Too many open files" not in out + err
+    with sqlite3.connect(tmp_path / "event.sqlite") as db:
+        assert db.execute("SELECT COUNT(*) FROM games WHERE fault IS NOT NULL").fetchone() == (0,)
+        assert db.execute("SELECT COUNT(*) FROM games WHERE status = 'finished'").fetchone() == (8,)

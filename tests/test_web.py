@@ -12,11 +12,13 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
 from orchestrator.web.app import make_app
+from orchestrator.web.server import capped
 from tests.test_daemon import event_config, run_daemon
 
 EVIL = "<script>alert(1)</script>"
@@ -240,3 +242,72 @@ async def test_security_headers(client: TestClient[object, object], path: str) -
     assert r.headers["X-Frame-Options"] == "DENY"
     assert r.headers["Referrer-Policy"] == "no-referrer"
     assert r.headers["X-Content-Type-Options"] == "nosniff"
+
+
+async def _serve_capped(app: web.Application, cap: int) -> tuple[asyncio.Server, int]:
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    assert runner.server is not None
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(capped(runner.server, cap), "127.0.0.1", 0)
+    return server, int(server.sockets[0].getsockname()[1])
+
+
+async def _get(port: int, path: str = "/") -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode())
+        return await asyncio.wait_for(reader.read(), 30)
+    finally:
+        writer.close()
+
+
+async def test_idle_connections_make_room_for_readers() -> None:
+    """Past three quarters of the cap, a new connection closes the oldest idle one."""
+
+    async def ok(_: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    app = web.Application()
+    app.router.add_get("/", ok)
+    server, port = await _serve_capped(app, cap=20)
+    idle = [await asyncio.open_connection("127.0.0.1", port) for _ in range(60)]
+    try:
+        assert (await _get(port)).startswith(b"HTTP/1.1 200")
+        ends = [asyncio.create_task(reader.read()) for reader, _ in idle]
+        await asyncio.wait(ends, timeout=2)
+        closed = sum(end.done() and end.result() == b"" for end in ends)
+        assert closed >= 60 - 15, closed  # the server holds at most 3/4 of its cap
+        for end in ends:
+            end.cancel()
+    finally:
+        for _, writer in idle:
+            writer.close()
+        server.close()
+
+
+async def test_busy_connections_are_capped() -> None:
+    """At the cap with every connection busy, a new one is refused at once, not queued."""
+    release = asyncio.Event()
+
+    async def slow(_: web.Request) -> web.Response:
+        await release.wait()
+        return web.Response(text="ok")
+
+    app = web.Application()
+    app.router.add_get("/", slow)
+    server, port = await _serve_capped(app, cap=8)
+    busy = [asyncio.create_task(_get(port)) for _ in range(8)]
+    try:
+        await asyncio.sleep(0.5)
+        try:
+            answer = await _get(port)
+        except ConnectionError:  # a reset
+            answer = b""
+        assert answer == b"", answer
+        release.set()
+        assert all(r.startswith(b"HTTP/1.1 200") for r in await asyncio.gather(*busy))
+        assert (await _get(port)).startswith(b"HTTP/1.1 200")
+    finally:
+        release.set()
+        server.close()

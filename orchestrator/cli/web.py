@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 from pathlib import Path
@@ -9,15 +10,12 @@ from typing import Annotated
 
 import structlog
 import typer
-from aiohttp import web
 
 from orchestrator.cli.app import app, fail, user_errors
 from orchestrator.daemon.system import WebProcess, become_web_child
 from orchestrator.logs import configure, limit_server_errors
 from orchestrator.web.app import make_app
-
-#: an idle connection (also one that never sends a request) is closed after this many s
-IDLE_S = 15.0
+from orchestrator.web.server import connection_cap, serve_until_stopped
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -52,17 +50,12 @@ def serve(
         os.nice(WebProcess.NICE)  # beside a daemon, engines and their clocks come first
     configure()
     limit_server_errors()
-    if fd is not None:  # `run --http`: the daemon bound the socket
-        listening = socket.socket(fileno=fd)
-        address = listening.getsockname()
-        structlog.get_logger().info(
-            "serving", database=str(db), address=f"{address[0]}:{address[1]}"
-        )
-        web.run_app(
-            make_app(db), sock=listening, print=None, access_log=None, keepalive_timeout=IDLE_S
-        )
-        return
-    structlog.get_logger().info("serving", database=str(db), address=f"{host}:{port}")
-    web.run_app(
-        make_app(db), host=host, port=port, print=None, access_log=None, keepalive_timeout=IDLE_S
+    log = structlog.get_logger()
+    listening = None if fd is None else socket.socket(fileno=fd)  # `run --http` bound it
+
+    def started(address: str) -> None:
+        log.info("serving", database=str(db), address=address, max_connections=connection_cap())
+
+    asyncio.run(
+        serve_until_stopped(make_app(db), sock=listening, host=host, port=port, on_started=started)
     )
