@@ -406,3 +406,50 @@ def test_1100_idle_connections_under_1024_descriptors(tmp_path: Path) -> None:
     with sqlite3.connect(tmp_path / "event.sqlite") as db:
         assert db.execute("SELECT COUNT(*) FROM games WHERE fault IS NOT NULL").fetchone() == (0,)
         assert db.execute("SELECT COUNT(*) FROM games WHERE status = 'finished'").fetchone() == (8,)
+
+
+MEASURED_DAEMON = """
+import atexit, sys
+from pathlib import Path
+
+def peak() -> None:
+    status = Path("/proc/self/status").read_text()
+    line = next(line for line in status.splitlines() if line.startswith("VmHWM:"))
+    sys.stderr.write(f"peak_kib={line.split()[1]}\\n")
+
+atexit.register(peak)
+from orchestrator.cli import main
+sys.argv = ["orchestrator", "run", sys.argv[1]]
+main()
+"""
+
+
+def test_a_20_mb_line_costs_the_daemon_little(tmp_path: Path) -> None:
+    """An engine that writes 20 MB without a newline, in every game it plays: each is lost by
+    a `garbage` fault, the daemon's peak memory stays under 300 MB and the database under
+    10 MB."""
+    config = event_config(tmp_path, players=["E01", "E02", "E03", "E04"], rounds=2)
+    text = config.read_text().replace(
+        '"--name", "E01"', '"--name", "E01", "--flood-at", "2", "--flood-mb", "20"'
+    )
+    config.write_text(text)
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURED_DAEMON, str(config)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+        cwd=tmp_path,
+    )
+    assert out.returncode == 0, out.stderr
+    peak_mb = int(out.stderr.rsplit("peak_kib=", 1)[1].split()[0]) / 1024
+    assert peak_mb < 300, peak_mb
+    database = tmp_path / "event.sqlite"
+    size_mb = sum(p.stat().st_size for p in tmp_path.glob("event.sqlite*")) / 2**20
+    assert size_mb < 10, size_mb
+    with sqlite3.connect(database) as db:
+        faults = db.execute(
+            "SELECT fault FROM games WHERE white = 'E01' OR black = 'E01'"
+        ).fetchall()
+    assert len(faults) == 4 and all('"garbage"' in fault for (fault,) in faults), faults
+    print(f"daemon peak {peak_mb:.0f} MB, database {size_mb:.2f} MB")
