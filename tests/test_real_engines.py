@@ -16,7 +16,9 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
+from typer.testing import CliRunner
 
+from orchestrator.cli import app
 from orchestrator.config.model import EngineConfig
 from orchestrator.core.adjudication import Adjudication, DrawRule, WinRule
 from orchestrator.core.openings import Opening
@@ -262,3 +264,54 @@ def test_fairymax_plays_through_play_and_the_daemon(tmp_path: Path) -> None:
     assert out.stderr.strip().count("\n") == 0
     assert '[[engine]] "Fairy-Max": this XBoard engine has no setboard' in out.stderr
     assert "KPK" in out.stderr
+
+
+def test_check_starts_a_large_field_a_few_at_a_time(tmp_path: Path) -> None:
+    """`check` of 200 engines under a limit of 256 descriptors: they are started a few at a
+    time, so none fails for this machine's limits, and the output is one line."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (256, 256))
+
+    engines = "".join(
+        f'[[engine]]\nname = "F{i:03d}"\ncommand = "/usr/games/fairymax"\nprotocol = "xboard"\n'
+        for i in range(200)
+    )
+    config = tmp_path / "field.toml"
+    config.write_text(
+        '[tournament]\nname = "Field"\ntc = "10+0.1"\ndatabase = "e.sqlite"\n' + engines
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "orchestrator", "check", str(config)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        preexec_fn=limit,
+    )
+    assert (out.returncode, out.stderr) == (0, ""), out.stderr[-2000:]
+    assert out.stdout == f"{config}: ok: 200 engines started and configured\n"
+
+
+def test_a_limit_of_the_machine_in_check_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orchestrator.engines import adapter
+
+    async def no_descriptors(cls: object, config: EngineConfig) -> object:
+        raise adapter.DaemonFault(f"cannot start {config.name}: Too many open files")
+
+    monkeypatch.setattr(adapter.Engine, "start", classmethod(no_descriptors))
+    config = tmp_path / "one.toml"
+    config.write_text(
+        '[tournament]\nname = "One"\ntc = "10+0.1"\ndatabase = "e.sqlite"\n'
+        '[[engine]]\nname = "F"\ncommand = "/usr/games/fairymax"\nprotocol = "xboard"\n'
+        '[[engine]]\nname = "G"\ncommand = "/usr/games/fairymax"\nprotocol = "xboard"\n'
+    )
+    result = CliRunner().invoke(app, ["check", str(config)])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "orchestrator: error: cannot start F: Too many open files "
+        "(a limit of this machine, not a fault of the engine)\n"
+    )

@@ -11,6 +11,7 @@ from typing import ParamSpec, TypeVar
 import typer
 
 from orchestrator.core.errors import OrchestratorError
+from orchestrator.engines.adapter import DaemonFault
 
 app = typer.Typer(
     name="orchestrator",
@@ -39,7 +40,8 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 
 def user_errors(func: Callable[P, R]) -> Callable[P, R]:
     """The one place where the errors a person can act on (`OrchestratorError`) become one
-    clear line on stderr and their exit code (2)."""
+    clear line on stderr and their exit code (2); so does a limit of the machine reached
+    (`DaemonFault`, exit code 1)."""
 
     @wraps(func)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -49,5 +51,7 @@ def user_errors(func: Callable[P, R]) -> Callable[P, R]:
             raise fail(str(exc), exc.exit_code) from None
         except sqlite3.DatabaseError as exc:  # a damaged or locked database file
             raise fail(f"the database cannot be used: {exc}") from None
+        except DaemonFault as exc:  # this machine's limits, not a fault of the engine or input
+            raise fail(f"{exc} (a limit of this machine, not a fault of the engine)", 1) from None
 
     return wrapper

@@ -12,12 +12,11 @@ import typer
 from orchestrator.cli.app import app, fail, user_errors
 from orchestrator.cli.web import parse_address
 from orchestrator.config.load import check_files, load, read_openings
-from orchestrator.config.model import Config
+from orchestrator.config.model import Config, EngineConfig
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.openings import Opening
 from orchestrator.daemon.loop import Daemon
 from orchestrator.daemon.system import WebProcess, sweep_orphans
-from orchestrator.engines.adapter import Engine
 from orchestrator.engines.probe import from_fen, probe
 from orchestrator.event.open import open_event
 from orchestrator.logs import configure
@@ -27,23 +26,34 @@ from orchestrator.store.lock import DatabaseLock
 ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="engines.toml")]
 
 
+#: engines started at once by `check` and `run`: a field of 400 engines must not take 400
+#: processes, their pipes and their watcher threads at the same moment
+PROBES_AT_ONCE = 8
+
+
+async def probe_all(config: Config, fen_reason: str | None) -> None:
+    """Start, configure and close every engine of `config`, a few at a time; the first
+    failure in config order is raised."""
+    gate = asyncio.Semaphore(PROBES_AT_ONCE)
+
+    async def one(engine: EngineConfig) -> None:
+        async with gate:
+            started = await probe(config, engine, fen_reason)
+            await started.close()
+
+    outcomes = await asyncio.gather(*(one(e) for e in config.engines), return_exceptions=True)
+    for problem in outcomes:
+        if isinstance(problem, BaseException):
+            raise problem
+
+
 async def validate(config_path: Path, start_engines: bool) -> tuple[Config, list[Opening] | None]:
     """Everything that can be checked before the database is touched."""
     config = load(config_path)
     check_files(config)
     openings = read_openings(config)
     if start_engines:
-        fen_reason = from_fen(openings or ())
-        started = await asyncio.gather(
-            *(probe(config, engine, fen_reason) for engine in config.engines),
-            return_exceptions=True,
-        )
-        for engine in started:
-            if isinstance(engine, Engine):
-                await engine.close()
-        for problem in started:  # the first failure in config order
-            if isinstance(problem, BaseException):
-                raise problem
+        await probe_all(config, from_fen(openings or ()))
     return config, openings
 
 
