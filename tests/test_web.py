@@ -311,3 +311,45 @@ async def test_busy_connections_are_capped() -> None:
     finally:
         release.set()
         server.close()
+
+
+def test_serve_on_a_damaged_database_answers_503_and_stops_on_sigterm(
+    event: Path, tmp_path: Path
+) -> None:
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.error
+    import urllib.request
+
+    damaged = damaged_copy(event / "event.sqlite", tmp_path / "damaged.sqlite")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-m", "orchestrator", "serve", "--db", str(damaged), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        status = None
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=5)
+            except urllib.error.HTTPError as error:
+                status = error.code
+                break
+            except OSError:
+                time.sleep(0.1)
+        assert status == 503
+        server.send_signal(signal.SIGTERM)
+        out, err = server.communicate(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+    assert server.returncode == 0, err
+    assert "Traceback" not in out + err
