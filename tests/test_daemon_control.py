@@ -236,10 +236,10 @@ def test_notify_never_blocks_on_a_full_socket(
         sock.close()
 
 
-@pytest.mark.parametrize("moment", ["starting", "checking", "playing"])
+@pytest.mark.parametrize("moment", ["starting", "checking", "playing", "hangup"])
 def test_a_stop_signal_at_any_moment_exits_0(tmp_path: Path, moment: str) -> None:
     """SIGTERM while the program starts or the config is checked (an engine slow to start),
-    or SIGINT twice during the shutdown."""
+    SIGINT twice during the shutdown, or SIGHUP (a closed terminal) while games run."""
     config = event_config(tmp_path, rounds=2, delay_ms=50)
     if moment == "checking":
         text = config.read_text().replace('"--by-opponent"', '"--by-opponent", "--slow-start", "3"')
@@ -251,16 +251,34 @@ def test_a_stop_signal_at_any_moment_exits_0(tmp_path: Path, moment: str) -> Non
     elif moment == "checking":
         time.sleep(1.5)
         daemon.send_signal(signal.SIGTERM)
+    elif moment == "hangup":
+        wait_for(lambda: running_games(tmp_path / "event.sqlite") > 0)
+        daemon.send_signal(signal.SIGHUP)
     else:
         wait_for(lambda: running_games(tmp_path / "event.sqlite") > 0)
         daemon.send_signal(signal.SIGINT)
         time.sleep(0.05)
         daemon.send_signal(signal.SIGINT)
-    _, err = daemon.communicate(timeout=60)
+    out, err = daemon.communicate(timeout=60)
     assert daemon.returncode == 0, err
     assert "Traceback" not in err
+    if moment in ("hangup", "playing"):  # a clean shutdown: nothing left running
+        assert '"shutdown_requested"' in out
+        assert running_games(tmp_path / "event.sqlite") == 0
     if moment == "checking":
         assert not (tmp_path / "event.sqlite").exists()  # stopped before the database
+
+
+def test_an_empty_file_is_not_made_a_new_event(tmp_path: Path) -> None:
+    config = event_config(tmp_path, players=["E01", "E02"], rounds=1)
+    (tmp_path / "event.sqlite").write_bytes(b"")
+    out = run_daemon(config)
+    assert out.returncode == 2
+    assert out.stderr == (
+        f"orchestrator: error: {tmp_path / 'event.sqlite'}: the file is empty, "
+        "not an orchestrator database (remove it to start a new event there)\n"
+    )
+    assert (tmp_path / "event.sqlite").stat().st_size == 0
 
 
 def sleepers() -> set[int]:
