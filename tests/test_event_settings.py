@@ -52,7 +52,12 @@ def test_the_stored_form_round_trips_and_keeps_the_old_keys() -> None:
     assert EventSettings.from_json(settings.to_json()) == settings
     old = EventSettings.from_json(json.dumps(STORED_BY_0_1))
     assert old.engines["A"] == EngineSettings(("/usr/games/a",), "uci", {"Hash": 16})
-    new_keys = {"strikes": 0, "withdrawn_games": "forfeit"}
+    new_keys = {
+        "strikes": 0,
+        "withdrawn_games": "forfeit",
+        "live_dir": "",
+        "pgn_comments": "cutechess",
+    }
     assert json.loads(old.to_json()) == STORED_BY_0_1 | new_keys  # nothing renamed or lost
     newer = dict(STORED_BY_0_1, some_future_key=1)
     assert EventSettings.from_json(json.dumps(newer)) == old
@@ -80,6 +85,8 @@ CHANGES = [
     ("database", "other.sqlite", "free"),
     ("pgn_dir", "elsewhere", "free"),
     ("site", "Mars", "free"),
+    ("live_dir", "live", "free"),
+    ("pgn_comments", "tcec", "free"),
 ]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 from pathlib import Path
 from typing import Any
 
@@ -253,6 +254,24 @@ async def test_record_has_scores_depths_and_clocks() -> None:
     assert first.comment().startswith("+0.35/20 ")
     assert second.comment().startswith("-M3/5 ")
     assert r.ended_at >= r.started_at
+    # the PV from the position moved from (the move and two replies), and the search figures
+    assert len(first.pv) == 3 and first.pv[0] == first.uci
+    board = chess.Board()
+    for uci in first.pv:
+        board.push_uci(uci)  # legal, in order
+    assert first.nodes == 1000 and first.nps and first.nps > 0
+    assert (first.tbhits, first.hashfull) == (0, 1)
+    assert first.reported_ms is not None
+
+
+async def test_xboard_post_lines_give_the_pv() -> None:
+    r = await play(
+        scripted("W", "--protocol", "xboard", "--scores", "35", "--depth", "9", protocol="xboard"),
+        scripted("B", "--protocol", "xboard", protocol="xboard"),
+        adjudication=Adjudication(None, None, max_moves=2),
+    )
+    first = r.moves[0]
+    assert (first.depth, first.nodes, len(first.pv)) == (9, 1000, 3) and first.pv[0] == first.uci
 
 
 async def test_reused_engine_gets_ucinewgame(tmp_path: Path) -> None:
@@ -375,3 +394,32 @@ async def test_a_line_without_end_is_garbage_and_kept_small() -> None:
     assert (r.result, r.termination) == ("0-1", "rules infraction")
     assert r.fault is not None and (r.fault.engine, r.fault.kind) == ("W", "garbage")
     assert sum(len(line) for line in r.fault.output) < 8192
+
+
+TCEC_FIELDS = ["d", "sd", "mt", "tl", "s", "n", "pv", "tb", "h", "wv", "R50", "Rd", "Rr"]
+
+
+async def test_tcec_comments_carry_every_field_and_read_back() -> None:
+    r = await play(
+        scripted("W", "--scores", "35,40,45", "--depth", "20"),
+        scripted("B", "--scores", "-30"),
+        adjudication=Adjudication(None, None, max_moves=4),
+    )
+    pgn = to_pgn(r, event="Test", comments="tcec", rules=Adjudication())
+    game = chess.pgn.read_game(io.StringIO(pgn))
+    assert game is not None and not game.errors
+    assert game.headers["WhiteTimeControl"] == game.headers["BlackTimeControl"] == "10+0.1"
+    assert re.fullmatch(r"\d\d:\d\d:\d\d", game.headers["GameDuration"])
+    nodes = list(game.mainline())
+    assert len(nodes) == len(r.moves) == 8
+    for node, move in zip(nodes, r.moves, strict=True):
+        text = re.sub(r"\s*\[%[^\]]*\]", "", node.comment)  # without [%clk] and [%emt]
+        text = text.split(", W")[0].split(", D")[0]  # the last one carries the reason
+        fields = dict(part.split("=", 1) for part in text.split(", "))
+        assert list(fields) == TCEC_FIELDS
+        assert fields["pv"].split()[0] == node.san()
+        assert int(fields["mt"]) == move.time_ms and int(fields["tl"]) == move.clock_ms
+        assert fields["R50"].isdigit() and fields["Rd"] == fields["Rr"] == "-11"
+        assert node.clock() is not None
+    assert nodes[0].comment.split("wv=")[1].startswith("0.35")
+    assert nodes[1].comment.split("wv=")[1].startswith("0.30")  # Black's -0.30, White's view

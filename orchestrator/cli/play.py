@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, cast
 
 import typer
 
@@ -15,7 +15,7 @@ from orchestrator.core.openings import Opening, OpeningError
 from orchestrator.core.timecontrol import TimeControl
 from orchestrator.engines.probe import from_fen, probe
 from orchestrator.game.game import GameSpec, play_game
-from orchestrator.game.pgn import to_pgn
+from orchestrator.game.pgn import CommentStyle, to_pgn
 
 
 async def _play(config: Config, spec: GameSpec) -> str:
@@ -25,7 +25,14 @@ async def _play(config: Config, spec: GameSpec) -> str:
     record = await play_game(spec)
     section = config.tournament
     options = (spec.white.options, spec.black.options)
-    return to_pgn(record, event=section.name, site=section.site, options=options)
+    return to_pgn(
+        record,
+        event=section.name,
+        site=section.site,
+        options=options,
+        comments=cast(CommentStyle, section.pgn_comments),
+        rules=config.adjudication,
+    )
 
 
 @app.command()

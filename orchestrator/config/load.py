@@ -198,6 +198,8 @@ def _tournament(table: _Table) -> TournamentConfig:
         ),
         strikes=table.integer("strikes", d.strikes, minimum=0),
         withdrawn_games=table.choice("withdrawn_games", d.withdrawn_games, ("forfeit", "cancel")),
+        live_dir=table.file("live_dir"),
+        pgn_comments=table.choice("pgn_comments", d.pgn_comments, ("cutechess", "tcec")),
     )
     if not out.name.strip():
         table.fail("must not be empty", "name")
@@ -325,6 +327,13 @@ def check_files(config: Config) -> None:
     if pgn_dir.exists() and not pgn_dir.is_dir():
         raise ConfigError(f"{config.path}: [tournament] pgn_dir: {str(pgn_dir)!r} is not a folder")
     _writable(config, "pgn_dir", pgn_dir)
+    live_dir = config.tournament.live_dir
+    if live_dir is not None:
+        if live_dir.exists() and not live_dir.is_dir():
+            raise ConfigError(
+                f"{config.path}: [tournament] live_dir: {str(live_dir)!r} is not a folder"
+            )
+        _writable(config, "live_dir", live_dir)
 
 
 def _writable(config: Config, key: str, folder: Path) -> None:

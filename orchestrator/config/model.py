@@ -55,6 +55,8 @@ class TournamentConfig:
     tiebreaks: tuple[Tiebreak, ...] = TCEC_ORDER
     strikes: int = 0  # crash, stall, illegal-move and startup faults that withdraw an engine
     withdrawn_games: str = "forfeit"  # a withdrawn engine's unplayed games: forfeit | cancel
+    live_dir: Path | None = None  # TCEC's live files are written here; None: not at all
+    pgn_comments: str = "cutechess"  # the per-move PGN comments: cutechess | tcec
 
 
 @dataclass(frozen=True)

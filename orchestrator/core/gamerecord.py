@@ -54,6 +54,10 @@ class MoveRecord:
     time_ms: int = 0  # measured at the pipe: go written to bestmove read
     clock_ms: int | None = None  # the mover's clock after the move
     reported_ms: int | None = None  # the search time the engine reported (UCI info time)
+    pv: tuple[str, ...] = ()  # the principal variation in UCI, from the position moved from
+    nps: int | None = None
+    tbhits: int | None = None
+    hashfull: int | None = None  # permille, as UCI reports it
 
     def comment(self) -> str:
         """The cutechess-style PGN comment: {+0.35/20 1.2s}, or {book}.
@@ -95,6 +99,8 @@ class GameRecord:
     start_fen: str | None = None  # None: the standard starting position
     opening: str | None = None
     fault: Fault | None = None
+    eco: str | None = None  # the opening's, when its suite names them
+    variation: str | None = None
 
     @property
     def plies(self) -> int:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import io
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import chess
 import chess.pgn
@@ -25,6 +25,8 @@ class Opening:
     name: str
     fen: str | None = None  # None: the standard starting position
     moves: tuple[str, ...] = ()  # book moves in UCI
+    eco: str | None = field(default=None, repr=False)  # as the suite names them, if it does
+    variation: str | None = field(default=None, repr=False)
 
     def board(self) -> chess.Board:
         """The start position (the book moves are not yet played).
@@ -73,7 +75,8 @@ def parse_epd(text: str, where: str = "EPD") -> list[Opening]:
         if not board.is_valid():
             raise OpeningError(f"{where}: line {number}: an illegal position")
         name = ops.get("id") or ops.get("c0") or f"{where}:{number}"
-        openings.append(Opening(str(name), board.fen()))
+        eco = ops.get("eco")
+        openings.append(Opening(str(name), board.fen(), eco=None if eco is None else str(eco)))
     if not openings:
         raise OpeningError(f"{where}: no positions in the file")
     return openings
@@ -100,7 +103,8 @@ def parse_pgn(text: str, where: str = "PGN") -> list[Opening]:
         name = game.headers.get("Opening") or game.headers.get("Event") or f"{where}:{number}"
         if name == "?":
             name = f"{where}:{number}"
-        openings.append(Opening(name, fen, moves))
+        eco, variation = game.headers.get("ECO"), game.headers.get("Variation")
+        openings.append(Opening(name, fen, moves, eco if eco != "?" else None, variation or None))
     if not openings:
         raise OpeningError(f"{where}: no games in the file")
     return openings

@@ -14,7 +14,7 @@ import os
 import socket
 import sqlite3
 import time
-from typing import Any
+from typing import Any, cast
 
 import chess
 import structlog
@@ -35,7 +35,7 @@ from orchestrator.event.open import OpenEvent
 from orchestrator.event.read import STRIKES, view_of
 from orchestrator.event.state import OpeningChoice, new_games, tournament
 from orchestrator.game.game import GameSpec, play_game
-from orchestrator.game.pgn import to_pgn
+from orchestrator.game.pgn import CommentStyle, to_pgn
 from orchestrator.store.database import GameRow, RoundRow, Store
 
 log = structlog.get_logger()
@@ -358,6 +358,8 @@ class Daemon:
             site=settings.site,
             round_tag=f"{rnd.number}.{game.number}",
             options=(spec.white.options, spec.black.options),
+            comments=cast(CommentStyle, settings.pgn_comments),
+            rules=self.config.adjudication,
         )
         # shielded: a stop that comes now does not undo a finished game
         await asyncio.shield(self.store.finish_game(game.id, attempt, record, pgn))

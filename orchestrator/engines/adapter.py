@@ -36,7 +36,7 @@ MAX_LINE = 1 << 20
 #: what a fault record keeps of each of the engine's last lines
 LINE_KEPT = 400
 #: what the game record keeps of an info line: depth, seldepth, nodes, time, score, ...
-INFO_RECORDED = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE
+INFO_RECORDED = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | chess.engine.INFO_PV
 
 
 _PR_SET_PDEATHSIG = 1
@@ -188,9 +188,9 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
                 self.info_line = line
 
     def last_info(self, board: chess.Board) -> chess.engine.InfoDict:
-        """The last move's info: its last scored line (else its last info line), parsed
-        against `board`, the position the engine searched.  The PV is not parsed: checking
-        its moves one by one would cost more than the rest of the move."""
+        """The last move's info: its last scored line (else its last info line), parsed once
+        by python-chess against `board`, the position the engine searched (the PV's moves
+        are checked; a PV with an illegal move is left out)."""
         line = self.scored_line or self.info_line
         if line is None:
             return {}

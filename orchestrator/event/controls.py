@@ -21,7 +21,7 @@ from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.gamerecord import Cp, GameRecord, Mate, MoveRecord, Termination
 from orchestrator.core.model import RESULTS, Result
 from orchestrator.event.read import STRIKES, EventView, view_of
-from orchestrator.game.pgn import amend, to_pgn
+from orchestrator.game.pgn import CommentStyle, amend, to_pgn
 from orchestrator.store import changes
 from orchestrator.store.database import Change, ControlRow, GameRow, RoundRow, Store
 
@@ -203,7 +203,15 @@ async def _plan(store: Store, view: EventView, asked: Request, site: str, contro
         )
     else:
         record, attempt = await _record_so_far(store, view, game, result, text)
-        pgn = to_pgn(record, event=view.name, site=site, round_tag=_tag(game), details=details)
+        pgn = to_pgn(
+            record,
+            event=view.name,
+            site=site,
+            round_tag=_tag(game),
+            details=details,
+            comments=cast(CommentStyle, view.settings.pgn_comments),
+            rules=view.settings.rules(),
+        )
         plan += changes.game_result(
             game.id,
             result,
@@ -296,6 +304,10 @@ async def _record_so_far(
             time_ms=m["time_ms"],
             clock_ms=m["clock_ms"],
             reported_ms=m["reported_ms"],
+            pv=tuple((m["pv"] or "").split()),
+            nps=m["nps"],
+            tbhits=m["tbhits"],
+            hashfull=m["hashfull"],
         )
         for m in rows
     )
@@ -321,6 +333,8 @@ async def _record_so_far(
         time_control=view.settings.tc,
         start_fen=game.opening.fen if game.opening else None,
         opening=game.opening.name if game.opening else None,
+        eco=game.opening.eco if game.opening else None,
+        variation=game.opening.variation if game.opening else None,
     )
     return record, attempt
 

@@ -12,16 +12,18 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, cast
 
 from orchestrator.config.model import Config
+from orchestrator.core.adjudication import Adjudication, DrawRule, WinRule
 from orchestrator.core.model import Format, Schedule, System
 from orchestrator.core.standings import TCEC_ORDER, Tiebreak
 
 #: settings that may never change once the event has started
 LOCKED = ("players", "system", "format", "schedule", "cycles")
 #: settings that may change at any resume; every other change needs --force
-FREE = ("concurrency", "database", "pgn_dir", "site")
+FREE = ("concurrency", "database", "pgn_dir", "site", "live_dir", "pgn_comments")
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,8 @@ class EventSettings:
     tiebreaks: tuple[Tiebreak, ...] = TCEC_ORDER
     strikes: int = 0
     withdrawn_games: str = "forfeit"
+    live_dir: str = ""
+    pgn_comments: str = "cutechess"
     adjudication: dict[str, Any] = field(default_factory=dict)
     engines: dict[str, EngineSettings] = field(default_factory=dict)
 
@@ -99,11 +103,32 @@ class EventSettings:
             tiebreaks=section.tiebreaks,
             strikes=section.strikes,
             withdrawn_games=section.withdrawn_games,
+            live_dir=str(section.live_dir or ""),
+            pgn_comments=section.pgn_comments,
             adjudication=adjudication,
             engines={
                 e.name: EngineSettings(e.command, e.protocol, dict(e.options))
                 for e in config.engines
             },
+        )
+
+    def rules(self) -> Adjudication:
+        """The adjudication rules, as the config gave them.
+
+        >>> EventSettings(name="E", players=(), rounds=1).rules() == Adjudication()
+        True
+        """
+        if not self.adjudication:
+            return Adjudication()
+        data = dict(self.adjudication)
+        win, draw = data.pop("win", None), data.pop("draw", None)
+        tablebases = data.pop("tablebases", "")
+        known = {f.name for f in dataclasses.fields(Adjudication)}
+        return Adjudication(
+            win=None if win is None else WinRule(**win),
+            draw=None if draw is None else DrawRule(**draw),
+            tablebases=Path(tablebases) if tablebases else None,
+            **{k: v for k, v in data.items() if k in known},
         )
 
     @property

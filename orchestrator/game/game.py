@@ -35,7 +35,7 @@ from orchestrator.engines.adapter import MAX_LINE, Engine, EngineFault
 from orchestrator.engines.pool import EnginePool
 
 UNTIMED_DEADLINE_S = 60.0  # nodes= and depth= games: how long a move may take at most
-INFO_XBOARD = chess.engine.INFO_SCORE | chess.engine.INFO_PV
+INFO_XBOARD = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | chess.engine.INFO_PV
 
 OnMove = Callable[[MoveRecord, chess.Board], Awaitable[None]]
 
@@ -189,6 +189,8 @@ class _Game:
             time_control=str(self.spec.tc),
             start_fen=self.opening.fen,
             opening=self.opening.name if self.spec.opening else None,
+            eco=self.spec.opening.eco if self.spec.opening else None,
+            variation=self.spec.opening.variation if self.spec.opening else None,
             fault=outcome.fault,
         )
 
@@ -345,6 +347,10 @@ class _Game:
             time_ms=used_ms,
             clock_ms=clock_after,
             reported_ms=None if reported is None else round(reported * 1000),
+            pv=tuple(m.uci() for m in info.get("pv", ())),
+            nps=info.get("nps"),
+            tbhits=info.get("tbhits"),
+            hashfull=info.get("hashfull"),
         )
         fullmove = board.fullmove_number
         zeroing = board.is_zeroing(move)

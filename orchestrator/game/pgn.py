@@ -4,14 +4,19 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any
+from typing import Any, Literal
 
 import chess
 import chess.pgn
 
+from orchestrator.core.adjudication import Adjudication
 from orchestrator.core.gamerecord import GameRecord, Termination
 from orchestrator.core.model import Result
+from orchestrator.core.tcec import annotate
 from orchestrator.core.timecontrol import TimeControl
+
+#: the per-move PGN comments: cutechess's, or TCEC's fields
+CommentStyle = Literal["cutechess", "tcec"]
 
 
 class _Exporter(chess.pgn.StringExporter):
@@ -30,9 +35,36 @@ def to_pgn(
     round_tag: str = "1.1",
     details: str | None = None,
     options: tuple[dict[str, Any], dict[str, Any]] | None = None,
+    comments: CommentStyle = "cutechess",
+    rules: Adjudication | None = None,
 ) -> str:
     """The game's PGN: SPEC.md section 6, with `details` as TerminationDetails and the
-    engines' `options` (white's, black's) in a first comment, as TCEC writes them."""
+    engines' `options` (white's, black's) in a first comment, as TCEC writes them.
+
+    `comments` chooses the per-move comments: cutechess's `{+0.35/20 1.2s}`, or TCEC's
+    fields (`core/tcec.py`, whose countdowns follow the adjudication `rules`).
+
+    >>> from datetime import datetime, UTC
+    >>> from orchestrator.core.gamerecord import Cp, MoveRecord
+    >>> moves = (MoveRecord("e2e4", "e4", book=True),
+    ...          MoveRecord("e7e5", "e5", score=Cp(-20), depth=12, time_ms=1500,
+    ...                     clock_ms=58500, pv=("e7e5", "g1f3")))
+    >>> start = datetime(2026, 1, 1, 12, tzinfo=UTC)
+    >>> end = datetime(2026, 1, 1, 13, 2, 5, tzinfo=UTC)
+    >>> record = GameRecord("A", "B", "1/2-1/2", "adjudication", "Draw", moves, start, end,
+    ...                     "60+1", opening="King's Pawn", eco="C20")
+    >>> pgn = to_pgn(record, event="E", comments="tcec")
+    >>> print(pgn[pgn.index("[GameDuration") : pgn.index("1. e4")])
+    [GameDuration "01:02:05"]
+    [WhiteTimeControl "60+1"]
+    [BlackTimeControl "60+1"]
+    [Opening "King's Pawn"]
+    [ECO "C20"]
+    <BLANKLINE>
+    <BLANKLINE>
+    >>> print(pgn[pgn.index("{ d=") : pgn.index(", Draw")])
+    { d=12, sd=, mt=1500, tl=58500, s=, n=, pv=e5 Nf3, tb=, h=, wv=0.20, R50=50, Rd=-11, Rr=-11
+    """
     game = chess.pgn.Game()
     h = game.headers
     h["Event"] = event
@@ -49,14 +81,26 @@ def to_pgn(
     h["GameEndTime"] = record.ended_at.isoformat(timespec="seconds")
     if details:
         h["TerminationDetails"] = details
+    seconds = max(0, round((record.ended_at - record.started_at).total_seconds()))
+    h["GameDuration"] = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    h["WhiteTimeControl"] = h["BlackTimeControl"] = record.time_control
     if record.opening:
         h["Opening"] = record.opening
+    if record.variation:
+        h["Variation"] = record.variation
+    if record.eco:
+        h["ECO"] = record.eco
+    start = chess.Board(record.start_fen) if record.start_fen else chess.Board()
     if record.start_fen:
-        game.setup(chess.Board(record.start_fen))
+        game.setup(start)
+    if comments == "tcec":
+        texts = [a.comment() for a in annotate(start, record.moves, rules or Adjudication())]
+    else:
+        texts = [move.comment() for move in record.moves]
     node: chess.pgn.GameNode = game
     last = len(record.moves) - 1
     for i, move in enumerate(record.moves):
-        comment = move.comment() + (f", {record.reason}" if i == last else "")
+        comment = texts[i] + (f", {record.reason}" if i == last else "")
         node = node.add_variation(chess.Move.from_uci(move.uci), comment=comment)
         if not move.book:
             # [%clk] and [%emt], as lichess and ChessBase read them

@@ -135,13 +135,20 @@ def _opening(text: str | None) -> Opening | None:
     if not text:
         return None
     data = json.loads(text)
-    return Opening(data["name"], data["fen"], tuple(data["moves"]))
+    return Opening(
+        data["name"], data["fen"], tuple(data["moves"]), data.get("eco"), data.get("variation")
+    )
 
 
 def _opening_json(opening: Opening | None) -> str | None:
     if opening is None:
         return None
-    return json.dumps({"name": opening.name, "fen": opening.fen, "moves": opening.moves})
+    data: dict[str, object] = {"name": opening.name, "fen": opening.fen, "moves": opening.moves}
+    if opening.eco:
+        data["eco"] = opening.eco
+    if opening.variation:
+        data["variation"] = opening.variation
+    return json.dumps(data)
 
 
 def _fault(text: str | None) -> Fault | None:
@@ -383,8 +390,8 @@ class Store:
         async with self._writing:
             await self.db.execute(
                 "INSERT INTO moves (attempt, ply, uci, san, book, score_cp, score_mate, depth, "
-                "seldepth, nodes, time_ms, clock_ms, reported_ms) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "seldepth, nodes, time_ms, clock_ms, reported_ms, pv, nps, tbhits, hashfull) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     attempt,
                     ply,
@@ -399,6 +406,10 @@ class Store:
                     move.time_ms,
                     move.clock_ms,
                     move.reported_ms,
+                    " ".join(move.pv) or None,
+                    move.nps,
+                    move.tbhits,
+                    move.hashfull,
                 ),
             )
 

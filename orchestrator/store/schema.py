@@ -110,6 +110,13 @@ MIGRATIONS: list[str] = [
         last_seen TEXT NOT NULL
     );
     """,
+    # 4: what engines say about each move, for the live view and TCEC's PGN and live files
+    """
+    ALTER TABLE moves ADD COLUMN pv TEXT;          -- UCI moves, space-separated
+    ALTER TABLE moves ADD COLUMN nps INTEGER;
+    ALTER TABLE moves ADD COLUMN tbhits INTEGER;
+    ALTER TABLE moves ADD COLUMN hashfull INTEGER; -- permille
+    """,
 ]
 
 VERSION = len(MIGRATIONS)

@@ -73,6 +73,18 @@ def options() -> argparse.Namespace:
 
 
 class Brain:
+    def pv(self, move: str, length: int = 3) -> str:
+        """`move` and the first legal replies after it: a PV of real moves, in UCI."""
+        board, line = self.board.copy(), [move]
+        try:
+            board.push_uci(move)
+        except ValueError:
+            return move
+        while len(line) < length and (replies := sorted(m.uci() for m in board.legal_moves)):
+            line.append(replies[0])
+            board.push_uci(replies[0])
+        return " ".join(line)
+
     def __init__(self, args: argparse.Namespace) -> None:
         self.args = args
         self.board = chess.Board()
@@ -192,7 +204,7 @@ def uci(args: argparse.Namespace, brain: Brain) -> None:
             say(
                 f"info depth {args.depth} seldepth {args.depth + 2} score {kind} {value} "
                 f"nodes {nodes} nps {nodes * 1000 // spent} tbhits 0 hashfull 1 time {spent} "
-                f"pv {move}"
+                f"pv {brain.pv(move)}"
             )
             say(f"bestmove {move}")
         elif line == "quit":
@@ -235,7 +247,8 @@ def xboard(args: argparse.Namespace, brain: Brain) -> None:
                 centi = (
                     value if kind == "cp" else (100000 + value if value > 0 else -100000 + value)
                 )
-                say(f"{args.depth} {centi} 1 {1000 * (brain.own_moves + 1)} {move}")
+                nodes = 1000 * (brain.own_moves + 1)
+                say(f"{args.depth} {centi} 1 {nodes} {brain.pv(move)}")
             if move in {m.uci() for m in brain.board.legal_moves}:
                 brain.board.push_uci(move)
             say(f"move {move}")
