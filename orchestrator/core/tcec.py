@@ -94,36 +94,31 @@ def _countdown(streak: int, plies: int | None) -> int:
     return plies - streak if streak else -(plies + 1)
 
 
-def annotate(
-    start: chess.Board, moves: Iterable[MoveRecord], rules: Adjudication
-) -> Iterator[Annotated]:
-    """Replay `moves` from `start` through the adjudication `rules`, yielding each ply with
-    its TCEC fields.
+class Annotator:
+    """Annotates a game one ply at a time (a live game), as `annotate` does a whole one.
 
     >>> from orchestrator.core.gamerecord import Cp
-    >>> from orchestrator.core.adjudication import DrawRule
-    >>> rules = Adjudication(win=None, draw=DrawRule(from_move=1, plies=4, score=0.5))
-    >>> moves = [MoveRecord("g1f3", "Nf3", score=Cp(10), time_ms=900, clock_ms=9100,
-    ...                     nodes=5000, nps=5555, tbhits=0, hashfull=123),
-    ...          MoveRecord("g8f6", "Nf6", score=Cp(-5))]
-    >>> [(a.fields["wv"], a.fields["Rd"], a.fields["Rr"]) for a in annotate(chess.Board(),
-    ...                                                                  moves, rules)]
-    [('0.10', '3', '-1000'), ('0.05', '2', '-1000')]
-    >>> first = next(annotate(chess.Board(), moves, rules)).fields
-    >>> first["mt"], first["tl"], first["s"], first["n"], first["h"], first["R50"]
-    ('900', '9100', '5555', '5000', '12.3', '49')
+    >>> annotator = Annotator(chess.Board(), Adjudication())
+    >>> annotator.add(MoveRecord("e2e4", "e4", score=Cp(30))).fields["wv"]
+    '0.30'
+    >>> annotator.board.fen()
+    'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'
     """
-    board = start.copy(stack=False)
-    judge = Adjudicator(rules)
-    for move in moves:
+
+    def __init__(self, start: chess.Board, rules: Adjudication) -> None:
+        self.board = start.copy(stack=False)
+        self.rules = rules
+        self.judge = Adjudicator(rules)
+
+    def add(self, move: MoveRecord) -> Annotated:
+        board, rules, judge = self.board, self.rules, self.judge
         before = board.copy(stack=False)
         white_moved = board.turn == chess.WHITE
         played = chess.Move.from_uci(move.uci)
         fullmove, zeroing = board.fullmove_number, board.is_zeroing(played)
         board.push(played)
         if move.book:
-            yield Annotated(move, white_moved, before, {})
-            continue
+            return Annotated(move, white_moved, before, {})
         judge.after_ply(
             white_moved=white_moved,
             score=move.score,
@@ -146,4 +141,28 @@ def annotate(
             "Rd": str(_countdown(judge.draw_streak, rules.draw.plies if rules.draw else None)),
             "Rr": str(_countdown(judge.win_streak, rules.win.plies if rules.win else None)),
         }
-        yield Annotated(move, white_moved, before, fields)
+        return Annotated(move, white_moved, before, fields)
+
+
+def annotate(
+    start: chess.Board, moves: Iterable[MoveRecord], rules: Adjudication
+) -> Iterator[Annotated]:
+    """Replay `moves` from `start` through the adjudication `rules`, yielding each ply with
+    its TCEC fields.
+
+    >>> from orchestrator.core.gamerecord import Cp
+    >>> from orchestrator.core.adjudication import DrawRule
+    >>> rules = Adjudication(win=None, draw=DrawRule(from_move=1, plies=4, score=0.5))
+    >>> moves = [MoveRecord("g1f3", "Nf3", score=Cp(10), time_ms=900, clock_ms=9100,
+    ...                     nodes=5000, nps=5555, tbhits=0, hashfull=123),
+    ...          MoveRecord("g8f6", "Nf6", score=Cp(-5))]
+    >>> [(a.fields["wv"], a.fields["Rd"], a.fields["Rr"]) for a in annotate(chess.Board(),
+    ...                                                                  moves, rules)]
+    [('0.10', '3', '-1000'), ('0.05', '2', '-1000')]
+    >>> first = next(annotate(chess.Board(), moves, rules)).fields
+    >>> first["mt"], first["tl"], first["s"], first["n"], first["h"], first["R50"]
+    ('900', '9100', '5555', '5000', '12.3', '49')
+    """
+    annotator = Annotator(start, rules)
+    for move in moves:
+        yield annotator.add(move)

@@ -14,6 +14,7 @@ import os
 import socket
 import sqlite3
 import time
+from datetime import UTC, datetime
 from typing import Any, cast
 
 import chess
@@ -25,12 +26,13 @@ from orchestrator.core.model import Tournament
 from orchestrator.core.openings import Opening
 from orchestrator.core.pairing import pair_next
 from orchestrator.core.standings import standings
-from orchestrator.daemon.outputs import PgnFiles, remove_leftovers, write_standings
+from orchestrator.daemon.outputs import LiveFiles, PgnFiles, remove_leftovers, write_standings
 from orchestrator.daemon.system import notify, own_children, sweep_orphans, watchdog_interval
 from orchestrator.engines.adapter import DaemonFault
 from orchestrator.engines.pool import EnginePool
 from orchestrator.event import controls
 from orchestrator.event.export import slug
+from orchestrator.event.live import live_headers
 from orchestrator.event.open import OpenEvent
 from orchestrator.event.read import STRIKES, view_of
 from orchestrator.event.state import OpeningChoice, new_games, tournament
@@ -70,6 +72,8 @@ class Daemon:
         self.folder = config.tournament.pgn_dir / slug(config.tournament.name)
         self.name = config.tournament.name
         self.pgn_files = PgnFiles(self.folder, self.name)
+        live_dir = config.tournament.live_dir
+        self.live = None if live_dir is None else LiveFiles(live_dir, config.adjudication)
 
     # signals ------------------------------------------------------------------------------
 
@@ -164,6 +168,8 @@ class Daemon:
         finally:
             await self._stop_games(list(running.values()))
             running.clear()
+            if self.live:
+                await self.live.close()
 
     def _start_games(
         self, rnd: RoundRow, unfinished: list[GameRow], running: dict[int, asyncio.Task[None]]
@@ -315,9 +321,13 @@ class Daemon:
         """The PGN files of round `changed` (every round if None) and of the event, and with
         `standings` (or at the start) the standings files."""
         await self.pgn_files.write(await self.store.rounds(changed), every=changed is None)
+        view = None
         if standings or changed is None:
             view = await view_of(self.store)
             await asyncio.to_thread(write_standings, self.folder, view)
+        if self.live:
+            ratings = {e.name: e.rating for e in self.config.engines if e.rating is not None}
+            self.live.event(view or await view_of(self.store), ratings)
 
     # games --------------------------------------------------------------------------------
 
@@ -344,10 +354,14 @@ class Daemon:
             attempt = await asyncio.shield(self.store.start_attempt(game.id))
             record = await self._play_attempt(spec, rnd, game, attempt, context)
         except asyncio.CancelledError:
+            if self.live:
+                self.live.finish(game.id)
             await asyncio.shield(self.store.abort_game(game.id))
             log.info("game_aborted", **context)
             raise
         except DaemonFault as fault:  # ours, not the engines': try again a little later
+            if self.live:
+                self.live.finish(game.id)
             await self.store.abort_game(game.id)
             self.backoff_until = time.monotonic() + BACKOFF_S
             log.error("daemon_fault", **context, error=str(fault), retry_in_s=BACKOFF_S)
@@ -363,6 +377,8 @@ class Daemon:
         )
         # shielded: a stop that comes now does not undo a finished game
         await asyncio.shield(self.store.finish_game(game.id, attempt, record, pgn))
+        if self.live:
+            self.live.finish(game.id, record.result, record.reason)
         self._log_finished(record, context)
         await self._sweep()
         await self._write_outputs(rnd.number)
@@ -392,9 +408,19 @@ class Daemon:
         clocks: dict[bool, int | None] = {chess.WHITE: None, chess.BLACK: None}
         last_progress = time.monotonic()
 
+        if self.live:
+            started = datetime.now(UTC)
+            headers = live_headers(
+                self.name, str(spec.tc), game, self.config.tournament.site, started
+            )
+            options = {game.white: spec.white.options, game.black: spec.black.options}
+            self.live.start(game.id, headers, options, game.opening)
+
         async def on_move(move: MoveRecord, board: chess.Board) -> None:
             nonlocal last_progress
             await self.store.add_move(attempt, len(board.move_stack), move)
+            if self.live:
+                self.live.move(game.id, move)
             clocks[not board.turn] = move.clock_ms
             if time.monotonic() - last_progress >= PROGRESS_S:
                 last_progress = time.monotonic()

@@ -10,10 +10,20 @@ import asyncio
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
+import chess
+import structlog
+
+from orchestrator.core.adjudication import Adjudication
+from orchestrator.core.gamerecord import MoveRecord
+from orchestrator.core.openings import Opening
+from orchestrator.core.tcec import Annotated, Annotator
 from orchestrator.event.export import round_pgn, slug, standings_text
+from orchestrator.event.live import crosstable_json, live_json, live_move, live_pgn, schedule_json
 from orchestrator.event.read import EventView, standings_json, standings_notes
 from orchestrator.store.database import RoundRow
 
@@ -29,8 +39,10 @@ def _umask() -> int:
 MODE = 0o666 & ~_umask()
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """`text` to `path` through a temporary file in the same folder, renamed into place."""
+def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
+    """`text` to `path` through a temporary file in the same folder, renamed into place;
+    `durable` files are synced to disk first (the live files, rewritten every move, are not).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -38,7 +50,8 @@ def write_atomic(path: Path, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         Path(tmp).replace(path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -93,3 +106,111 @@ def write_standings(folder: Path, view: EventView) -> None:
     text = standings_text(view.standings_tournament(), order, standings_notes(view))
     write_atomic(folder / "standings.txt", text)
     write_atomic(folder / "standings.json", json.dumps(standings_json(view), indent=1) + "\n")
+
+
+@dataclass
+class _LiveGame:
+    headers: dict[str, str]
+    options: dict[str, dict[str, Any]]
+    annotator: Annotator
+    plies: list[Annotated] = field(default_factory=list)
+    moves: list[dict[str, Any]] = field(default_factory=list)
+
+
+class LiveFiles:
+    """TCEC's live files in `folder`: `live.json` and `live.pgn` after every move of the game
+    they follow (the earliest started of the running games), `schedule.json` and
+    `crosstable.json` after every game.
+
+    Each move is annotated once, as it comes; the files are serialized and written by a
+    worker thread, and a write still waiting when a newer state comes is dropped for it, so
+    the event loop (and the clocks it stamps) never waits for a disk.
+    """
+
+    def __init__(self, folder: Path, rules: Adjudication) -> None:
+        self.folder, self.rules = folder, rules
+        self.games: dict[int, _LiveGame] = {}
+        self.followed: int | None = None
+        self.pending: dict[str, Callable[[], str]] = {}
+        self.writer: asyncio.Task[None] | None = None
+        self.failing = False  # logged once until a write succeeds again
+
+    def start(
+        self,
+        game: int,
+        headers: dict[str, str],
+        options: dict[str, dict[str, Any]],
+        opening: Opening | None,
+    ) -> None:
+        """A game starts, from `opening` (its book moves are its first moves)."""
+        board = opening.board() if opening else chess.Board()
+        live = self.games[game] = _LiveGame(headers, options, Annotator(board, self.rules))
+        for uci in opening.moves if opening else ():
+            book = MoveRecord(uci, live.annotator.board.san(chess.Move.from_uci(uci)), book=True)
+            annotated = live.annotator.add(book)
+            live.plies.append(annotated)
+            live.moves.append(live_move(annotated))
+        if self.followed is None or self.followed not in self.games:
+            self.followed = game
+            self._game_files(game)
+
+    def move(self, game: int, move: MoveRecord) -> None:
+        live = self.games.get(game)
+        if live is None:
+            return
+        annotated = live.annotator.add(move)
+        live.plies.append(annotated)
+        live.moves.append(live_move(annotated))
+        if game == self.followed:
+            self._game_files(game)
+
+    def finish(self, game: int, result: str | None = None, reason: str | None = None) -> None:
+        """The game ended (`result`) or its attempt was aborted (no result)."""
+        live = self.games.pop(game, None)
+        if live is None or game != self.followed:
+            return
+        if result is not None:
+            live.headers = {**live.headers, "Result": result}
+            self._game_files(game, live, reason)
+        self.followed = min(self.games, default=None)
+        if self.followed is not None:
+            self._game_files(self.followed)
+
+    def event(self, view: EventView, ratings: dict[str, float]) -> None:
+        self._queue("schedule.json", lambda: json.dumps(schedule_json(view), indent=1))
+        self._queue("crosstable.json", lambda: json.dumps(crosstable_json(view, ratings), indent=1))
+
+    def _game_files(
+        self, game: int, live: _LiveGame | None = None, reason: str | None = None
+    ) -> None:
+        live = live or self.games[game]
+        headers, moves, plies = live.headers, list(live.moves), list(live.plies)
+        options = live.options
+        self._queue("live.json", lambda: json.dumps(live_json(headers, moves, options)))
+        self._queue("live.pgn", lambda: live_pgn(headers, plies, reason))
+
+    def _queue(self, name: str, render: Callable[[], str]) -> None:
+        self.pending[name] = render
+        if self.writer is None or self.writer.done():
+            self.writer = asyncio.get_running_loop().create_task(self._write())
+
+    async def _write(self) -> None:
+        while self.pending:
+            batch, self.pending = self.pending, {}
+            try:
+                await asyncio.to_thread(self._write_batch, batch)
+            except Exception as exc:  # a full disk: the live view waits, the games go on
+                if not self.failing:
+                    structlog.get_logger().error("live_files_failed", error=str(exc))
+                self.failing = True
+            else:
+                self.failing = False
+
+    def _write_batch(self, batch: dict[str, Callable[[], str]]) -> None:
+        for name, render in batch.items():
+            write_atomic(self.folder / name, render() + "\n", durable=False)
+
+    async def close(self) -> None:
+        """Wait for the last writes."""
+        while self.writer is not None and not self.writer.done():
+            await self.writer

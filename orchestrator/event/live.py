@@ -1,0 +1,282 @@
+"""TCEC's live files, as plain data: `live.json` and `live.pgn` (the game being played),
+`schedule.json` and `crosstable.json` (the event).
+
+The field names are those TCEC's runner writes and its viewer (TCEC-Chess/tcecgui) reads.
+"""
+
+from __future__ import annotations
+
+import io
+from datetime import datetime
+from typing import Any
+
+import chess
+import chess.pgn
+
+from orchestrator.core.standings import standings
+from orchestrator.core.tcec import Annotated
+from orchestrator.event.read import EventView
+from orchestrator.store.database import GameRow
+
+#: a PV longer than this is cut in the live files (each of its moves carries a FEN)
+PV_SHOWN = 24
+
+
+def live_move(annotated: Annotated) -> dict[str, Any]:
+    """One entry of `live.json`'s `Moves`.
+
+    >>> from orchestrator.core.adjudication import Adjudication
+    >>> from orchestrator.core.gamerecord import Cp, MoveRecord
+    >>> from orchestrator.core.tcec import Annotator
+    >>> annotator = Annotator(chess.Board(), Adjudication())
+    >>> move = live_move(annotator.add(MoveRecord("e2e4", "e4", score=Cp(25), depth=20,
+    ...                                           pv=("e2e4", "e7e5"))))
+    >>> move["m"], move["from"], move["to"], move["d"], move["wv"], move["pv"]["San"]
+    ('e4', 'e2', 'e4', '20', '0.25', 'e4 e5')
+    >>> [m["m"] for m in move["pv"]["Moves"]]
+    ['e4', 'e5']
+    """
+    move, board = annotated.move, annotated.board_before.copy(stack=False)
+    played = chess.Move.from_uci(move.uci)
+    entry: dict[str, Any] = {
+        "m": move.san,
+        "from": chess.square_name(played.from_square),
+        "to": chess.square_name(played.to_square),
+        "book": move.book,
+    }
+    board.push(played)
+    entry["fen"] = board.fen()
+    if move.book:
+        return entry
+    fields = annotated.fields
+    pv = annotated.board_before.copy(stack=False)
+    shown = []
+    for san in fields["pv"].split()[:PV_SHOWN]:
+        step = pv.parse_san(san)
+        pv.push(step)
+        shown.append(
+            {
+                "m": san,
+                "from": chess.square_name(step.from_square),
+                "to": chess.square_name(step.to_square),
+                "fen": pv.fen(),
+            }
+        )
+    entry["pv"] = {"San": fields["pv"], "Moves": shown}
+    for key in ("d", "sd", "mt", "tl", "s", "n", "tb", "h", "wv", "R50", "Rd", "Rr"):
+        entry[key] = fields[key]
+    return entry
+
+
+def engine_options(options: dict[str, Any]) -> list[dict[str, Any]]:
+    """An engine's options as TCEC lists them.
+
+    >>> engine_options({"Hash": 64, "Threads": 1})
+    [{'Name': 'Hash', 'Value': 64}, {'Name': 'Threads', 'Value': 1}]
+    """
+    return [{"Name": name, "Value": value} for name, value in options.items()]
+
+
+def live_headers(name: str, tc: str, game: GameRow, site: str, started: datetime) -> dict[str, str]:
+    """The PGN tags of a game being played, as `live.json` and `live.pgn` give them.
+
+    >>> from datetime import UTC
+    >>> from orchestrator.event.sample import sample_view
+    >>> view = sample_view()
+    >>> game = view.rounds[0].games[1]
+    >>> headers = live_headers("E", "60+1", game, "?", datetime(2026, 1, 2, tzinfo=UTC))
+    >>> headers["Round"], headers["White"], headers["Result"], headers["Date"]
+    ('1.2', 'B', '*', '2026.01.02')
+    """
+    headers = {
+        "Event": name,
+        "Site": site,
+        "Date": started.strftime("%Y.%m.%d"),
+        "Round": f"{game.round}.{game.number}",
+        "White": game.white,
+        "Black": game.black,
+        "Result": "*",
+        "TimeControl": tc,
+        "WhiteTimeControl": tc,
+        "BlackTimeControl": tc,
+        "GameStartTime": started.isoformat(timespec="seconds"),
+    }
+    opening = game.opening
+    if opening is not None:
+        headers["Opening"] = opening.name
+        if opening.variation:
+            headers["Variation"] = opening.variation
+        if opening.eco:
+            headers["ECO"] = opening.eco
+        if opening.fen:
+            headers["FEN"], headers["SetUp"] = opening.fen, "1"
+    return headers
+
+
+def live_json(
+    headers: dict[str, str],
+    moves: list[dict[str, Any]],
+    options: dict[str, dict[str, Any]],
+) -> dict[str, Any]:
+    """`live.json`: the tags, the moves so far, and one key per engine with its options.
+
+    >>> data = live_json({"White": "A", "Black": "B"}, [], {"A": {"Hash": 1}, "B": {}})
+    >>> sorted(data)
+    ['A', 'B', 'Headers', 'Moves']
+    """
+    data: dict[str, Any] = {"Headers": headers, "Moves": moves}
+    for name, engine in options.items():
+        data[name] = engine_options(engine)
+    return data
+
+
+def live_pgn(headers: dict[str, str], plies: list[Annotated], reason: str | None = None) -> str:
+    """`live.pgn`: the game so far with TCEC's comments (python-chess writes it).
+
+    >>> from orchestrator.core.adjudication import Adjudication
+    >>> from orchestrator.core.gamerecord import MoveRecord
+    >>> from orchestrator.core.tcec import Annotator
+    >>> annotator = Annotator(chess.Board(), Adjudication())
+    >>> plies = [annotator.add(MoveRecord("e2e4", "e4", book=True))]
+    >>> print(live_pgn({"Event": "E", "Result": "*"}, plies).splitlines()[-1])
+    1. e4 { book } *
+    """
+    game = chess.pgn.Game()
+    for name, value in headers.items():
+        game.headers[name] = value
+    node: chess.pgn.GameNode = game
+    if plies:
+        start = plies[0].board_before
+        if "FEN" in headers:
+            game.setup(start)
+    for i, ply in enumerate(plies):
+        comment = ply.comment()
+        if reason and i == len(plies) - 1:
+            comment += f", {reason}"
+        node = node.add_variation(chess.Move.from_uci(ply.move.uci), comment=comment)
+        if not ply.move.book:
+            if ply.move.clock_ms is not None:
+                node.set_clock(ply.move.clock_ms / 1000)
+            node.set_emt(ply.move.time_ms / 1000)
+    return str(game) + "\n"
+
+
+def _duration(game: GameRow) -> str | None:
+    if not (game.started_at and game.ended_at):
+        return None
+    seconds = max(
+        0,
+        round(
+            (
+                datetime.fromisoformat(game.ended_at) - datetime.fromisoformat(game.started_at)
+            ).total_seconds()
+        ),
+    )
+    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+def _final_fen(game: GameRow) -> str | None:
+    if not game.pgn:
+        return None
+    parsed = chess.pgn.read_game(io.StringIO(game.pgn))
+    return None if parsed is None else parsed.end().board().fen()
+
+
+def schedule_json(view: EventView) -> list[dict[str, Any]]:
+    """`schedule.json`: every game paired so far in playing order, with its result once
+    played.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> rows = schedule_json(sample_view())
+    >>> [(r["Game"], r["White"], r.get("Result")) for r in rows[:2]]
+    [(1, 'D', '1-0'), (2, 'B', None)]
+    """
+    rows = []
+    for number, game in enumerate((g for r in view.rounds for g in r.games), start=1):
+        row: dict[str, Any] = {"Game": number, "White": game.white, "Black": game.black}
+        if game.started_at:
+            start = datetime.fromisoformat(game.started_at)
+            row["Start"] = start.strftime("%H:%M:%S on %Y.%m.%d")
+        if game.status == "finished" and game.result:
+            row["Result"] = game.result
+            row["Termination"] = game.details or game.reason or game.termination or ""
+            row["Duration"] = _duration(game)
+            row["Moves"] = ((game.plies or 0) + 1) // 2
+            row["FinalFen"] = _final_fen(game)
+        if game.opening is not None:
+            name = game.opening.name
+            if game.opening.variation:
+                name += f", {game.opening.variation}"
+            row["Opening"] = name
+            if game.opening.eco:
+                row["ECO"] = game.opening.eco
+        rows.append(row)
+    return rows
+
+
+def crosstable_json(view: EventView, ratings: dict[str, float] | None = None) -> dict[str, Any]:
+    """`crosstable.json`: the engines in standings order, each with its record and its
+    results against every opponent (`Scores` name the games by their schedule number).
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> data = crosstable_json(sample_view())
+    >>> data["Order"][0], data["Table"]["D"]["Score"], data["Table"]["D"]["Results"]["C"]
+    ('D', 1.0, {'H2h': 1.0, 'Text': '1', 'Scores': [{'Game': 1, 'Result': 1.0, 'Winner': 'White'}]})
+    """
+    ratings = ratings or {}
+    table_tournament = view.standings_tournament()
+    order = view.settings.tiebreaks
+    lines = standings(table_tournament, order)
+    sb = {line.name: line.tiebreaks["sb"] for line in standings(table_tournament, ["sb"])}
+    strikes = view.strikes()
+    table: dict[str, dict[str, Any]] = {}
+    for rank, line in enumerate(lines, start=1):
+        table[line.name] = {
+            "Rank": rank,
+            "Rating": ratings.get(line.name, 0),
+            "Score": line.score,
+            "Games": 0,
+            "GamesAsWhite": 0,
+            "GamesAsBlack": 0,
+            "WinsAsWhite": 0,
+            "WinsAsBlack": 0,
+            "LossAsWhite": 0,
+            "LossAsBlack": 0,
+            "Neustadtl": sb.get(line.name, 0.0),
+            "Strikes": len(strikes.get(line.name, ())),
+            "Performance": 0.0,
+            "Results": {},
+        }
+    number = 0
+    for r in view.rounds:
+        for game in r.games:
+            number += 1
+            if game.status != "finished" or game.result is None:
+                continue
+            white, black = table.get(game.white), table.get(game.black)
+            if white is None or black is None:
+                continue
+            points = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0)}.get(game.result, (0.5, 0.5))
+            winner = {"1-0": "White", "0-1": "Black"}.get(game.result, "None")
+            white["GamesAsWhite"] += 1
+            black["GamesAsBlack"] += 1
+            if game.result == "1-0":
+                white["WinsAsWhite"] += 1
+                black["LossAsBlack"] += 1
+            elif game.result == "0-1":
+                black["WinsAsBlack"] += 1
+                white["LossAsWhite"] += 1
+            for me, opponent, score in (
+                (white, game.black, points[0]),
+                (black, game.white, points[1]),
+            ):
+                result = me["Results"].setdefault(opponent, {"H2h": 0.0, "Text": "", "Scores": []})
+                result["H2h"] += score
+                result["Text"] += {1.0: "1", 0.0: "0"}.get(score, "=")
+                result["Scores"].append({"Game": number, "Result": score, "Winner": winner})
+    for row in table.values():
+        row["Games"] = row["GamesAsWhite"] + row["GamesAsBlack"]
+        if row["Games"]:
+            won = sum(s["Result"] for res in row["Results"].values() for s in res["Scores"])
+            row["Performance"] = round(100.0 * won / row["Games"], 1)
+    return {"Event": view.name, "Order": [line.name for line in lines], "Table": table}
