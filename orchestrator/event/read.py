@@ -8,13 +8,17 @@ import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import chess
 
+from orchestrator.core.gamerecord import Cp, Mate
 from orchestrator.core.model import Tournament
 from orchestrator.core.openings import Opening
+from orchestrator.core.tcec import pv_san, white_view
+from orchestrator.core.timecontrol import TimeControl
 from orchestrator.event.export import standings_data
 from orchestrator.event.settings import EventSettings
 from orchestrator.event.state import tournament
@@ -294,32 +298,49 @@ async def game_json(store: Store, game: GameRow) -> dict[str, Any]:
     """
     moves = await store.live_moves(game.id)
     board = game.opening.board() if game.opening else chess.Board()
+    start_fen = board.fen()
     listed: list[dict[str, Any]] = []
     for uci in game.opening.moves if game.opening else ():
         move = chess.Move.from_uci(uci)
-        listed.append({"ply": len(listed) + 1, "san": board.san(move), "uci": uci, "book": True})
+        side = "white" if board.turn == chess.WHITE else "black"
+        entry = {"ply": len(listed) + 1, "san": board.san(move), "uci": uci, "book": True}
         board.push(move)
+        listed.append({**entry, "side": side, "fen": board.fen()})
     last: dict[str, dict[str, Any] | None] = {"white": None, "black": None}
     for m in moves:
         if m["book"]:
             continue
         side = "white" if white_moved(game.opening, m["ply"]) else "black"
+        score = (
+            Mate(m["score_mate"])
+            if m["score_mate"] is not None
+            else (Cp(m["score_cp"]) if m["score_cp"] is not None else None)
+        )
+        pv = pv_san(board, (m["pv"] or "").split())
+        board.push_uci(m["uci"])
         entry = {
             "ply": m["ply"],
             "san": m["san"],
             "uci": m["uci"],
             "book": False,
             "side": side,
+            "fen": board.fen(),
             "score_cp": m["score_cp"],
             "score_mate": m["score_mate"],
+            "wv": white_view(score, side == "white"),
             "depth": m["depth"],
+            "seldepth": m["seldepth"],
+            "nodes": m["nodes"],
+            "nps": m["nps"],
+            "tbhits": m["tbhits"],
+            "hashfull": m["hashfull"],
+            "pv": pv,
             "time_ms": m["time_ms"],
             "clock_ms": m["clock_ms"],
             "reported_ms": m["reported_ms"],
         }
         listed.append(entry)
         last[side] = entry
-        board.push_uci(m["uci"])
     return {
         "id": game.id,
         "round": game.round,
@@ -331,7 +352,9 @@ async def game_json(store: Store, game: GameRow) -> dict[str, Any]:
         "termination": game.termination,
         "reason": game.reason,
         "opening": game.opening.name if game.opening else None,
+        "start_fen": start_fen,
         "fen": board.fen(),
+        "turn": "white" if board.turn == chess.WHITE else "black",
         "moves": listed,
         "last": last,
     }
@@ -389,3 +412,76 @@ async def overview_json(view: EventView, store: Store) -> dict[str, Any]:
         "provisional": view.provisional,
         "top": standings_json(view)["standings"][:5],
     }
+
+
+def _seconds_between(start: str | None, end: str | None) -> float | None:
+    if not (start and end):
+        return None
+    return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
+
+
+def schedule_data(view: EventView, now: datetime) -> dict[str, Any]:
+    """The schedule: every game paired so far, in playing order, with its result once played
+    and, for the games and rounds to come, an estimated start.
+
+    The estimate plays the coming games in order on the event's `concurrency` slots, each
+    taking the mean duration of the games played so far (before any, two full sessions of
+    the time control), and starts a round when the one before it ends.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> view = sample_view()
+    >>> data = schedule_data(view, datetime.fromisoformat("2026-01-01T00:00:00+00:00"))
+    >>> [(g["white"], g["status"], g["estimated_start"] is None) for g in data["games"][:2]]
+    [('D', 'finished', True), ('B', 'pending', False)]
+    >>> [r["round"] for r in data["coming_rounds"]]
+    [2]
+    """
+    games = [g for r in view.rounds for g in r.games]
+    durations = [
+        d
+        for g in games
+        if g.status == "finished" and not g.forfeit
+        if (d := _seconds_between(g.started_at, g.ended_at)) is not None
+    ]
+    if durations:
+        mean = sum(durations) / len(durations)
+    else:
+        tc = TimeControl.parse(view.settings.tc)
+        mean = max(10.0, (2 * tc.base_ms + 120 * tc.inc_ms) / 1000)
+    slots = [now] * max(1, view.settings.concurrency)
+    for g in games:
+        if g.status == "running" and g.started_at:
+            end = datetime.fromisoformat(g.started_at) + timedelta(seconds=mean)
+            slots.sort()
+            slots[0] = max(end, now)
+    rows = []
+    for g in games:
+        estimate = None
+        if g.status == "pending":
+            slots.sort()
+            estimate = slots[0]
+            slots[0] = estimate + timedelta(seconds=mean)
+        rows.append(
+            {
+                "id": g.id,
+                "round": g.round,
+                "number": g.number,
+                "white": g.white,
+                "black": g.black,
+                "status": view.status(g),
+                "result": g.result,
+                "reason": g.reason,
+                "started_at": g.started_at,
+                "duration_s": _seconds_between(g.started_at, g.ended_at),
+                "opening": g.opening.name if g.opening else None,
+                "estimated_start": None if estimate is None else estimate.isoformat("T", "seconds"),
+            }
+        )
+    per_round = len(view.rounds[-1].games) if view.rounds else len(view.settings.players) // 2
+    start = max(slots)
+    coming = []
+    for number in range(len(view.rounds) + 1, view.settings.rounds + 1):
+        coming.append({"round": number, "estimated_start": start.isoformat("T", "seconds")})
+        waves = -(-per_round // max(1, view.settings.concurrency))
+        start += timedelta(seconds=mean * waves)
+    return {"event": view.name, "mean_game_s": round(mean), "games": rows, "coming_rounds": coming}

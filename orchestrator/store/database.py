@@ -533,6 +533,41 @@ class Store:
                 (now(), outcome, control),
             )
 
+    async def data_version(self) -> int:
+        """Changes whenever another connection commits (SQLite's `PRAGMA data_version`)."""
+        return int(await self._scalar("PRAGMA data_version"))
+
+    async def moves_after(self, rowid: int, limit: int = 500) -> list[dict[str, Any]]:
+        """Moves stored after the move with `rowid` (oldest first), each with its game."""
+        sql = (
+            "SELECT m.rowid AS rowid, a.game AS game, m.* FROM moves m "
+            "JOIN attempts a ON a.id = m.attempt WHERE m.rowid > ? ORDER BY m.rowid LIMIT ?"
+        )
+        async with self.db.execute(sql, (rowid, limit)) as cur:
+            return [dict(r) async for r in cur]
+
+    async def attempt_moves(self, attempt: int, before_rowid: int) -> list[dict[str, Any]]:
+        """An attempt's moves stored before the move with `before_rowid`."""
+        sql = "SELECT * FROM moves WHERE attempt = ? AND rowid < ? ORDER BY ply"
+        async with self.db.execute(sql, (attempt, before_rowid)) as cur:
+            return [dict(r) async for r in cur]
+
+    async def game_opening(self, game: int) -> Opening | None:
+        async with self.db.execute("SELECT opening FROM games WHERE id = ?", (game,)) as cur:
+            row = await cur.fetchone()
+        return None if row is None else _opening(row[0])
+
+    async def last_move_rowid(self) -> int:
+        return int(await self._scalar("SELECT COALESCE(MAX(rowid), 0) FROM moves"))
+
+    async def game_states(self) -> list[tuple[int, int, str, str | None]]:
+        """(id, round, status, result) of every game, and the rounds' finish as game -1."""
+        async with self.db.execute(
+            "SELECT id, round, status, result FROM games UNION ALL "
+            "SELECT -number, number, COALESCE(finished_at, ''), NULL FROM rounds ORDER BY 1"
+        ) as cur:
+            return [(int(r[0]), int(r[1]), str(r[2]), r[3]) async for r in cur]
+
     async def live_moves(self, game: int) -> list[dict[str, Any]]:
         """The moves of a game's current (running) or last attempt."""
         sql = (

@@ -13,6 +13,7 @@ import json
 import zipfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,10 @@ import chess.svg
 from aiohttp import web
 
 from orchestrator.core.standings import scores_by_round
+from orchestrator.core.timecontrol import TimeControl
 from orchestrator.event.audit import audit_log
 from orchestrator.event.export import crosstable, event_pgn, round_pgn, slug
+from orchestrator.event.live import crosstable_json
 from orchestrator.event.read import (
     EventView,
     game_json,
@@ -30,10 +33,12 @@ from orchestrator.event.read import (
     overview_json,
     reading,
     round_json,
+    schedule_data,
     standings_json,
 )
 from orchestrator.store.database import RoundRow, Store, StoreError
-from orchestrator.web import charts, pages
+from orchestrator.web import charts, pages, static
+from orchestrator.web.live import HUB, LiveHub, live_context
 
 DB = web.AppKey("db", Path)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -91,6 +96,8 @@ async def _game(request: web.Request) -> dict[str, Any]:
         data = await game_json(store, game)
     data["pgn"] = game.pgn
     data["event"] = view.name
+    tc = TimeControl.parse(view.settings.tc)
+    data["clock_start_ms"] = tc.base_ms if tc.kind == "clock" else None
     return data
 
 
@@ -116,11 +123,38 @@ async def standings_page(request: web.Request) -> web.Response:
 
 async def crosstable_page(request: web.Request) -> web.Response:
     view = await _view(request)
-    return _html(
-        pages.crosstable(
-            view.name, crosstable(view.standings_tournament(), view.settings.tiebreaks)
-        )
+    ids = [g.id for r in view.rounds for g in r.games]
+    text = crosstable(view.standings_tournament(), view.settings.tiebreaks)
+    return _html(pages.crosstable(view.name, crosstable_json(view), ids, text))
+
+
+async def schedule_page(request: web.Request) -> web.Response:
+    view = await _view(request)
+    return _html(pages.schedule(schedule_data(view, datetime.now(UTC))))
+
+
+async def api_schedule(request: web.Request) -> web.Response:
+    view = await _view(request)
+    return _json(schedule_data(view, datetime.now(UTC)))
+
+
+async def api_crosstable(request: web.Request) -> web.Response:
+    view = await _view(request)
+    return _json(crosstable_json(view))
+
+
+async def script(request: web.Request) -> web.Response:
+    return web.Response(
+        text=static.SCRIPT, content_type="text/javascript", charset="utf-8", headers=CACHED
     )
+
+
+async def favicon(request: web.Request) -> web.Response:
+    return web.Response(status=204, headers=CACHED)  # no icon, and no 404 in the console
+
+
+async def style(request: web.Request) -> web.Response:
+    return web.Response(text=static.STYLE, content_type="text/css", charset="utf-8", headers=CACHED)
 
 
 async def log_page(request: web.Request) -> web.Response:
@@ -236,12 +270,20 @@ async def archive_download(request: web.Request) -> web.Response:
     return _download(buffer.getvalue(), f"{slug(view.name)}-pgn.zip", "application/zip")
 
 
-#: on every response: no framing by other sites, no referrer sent on, no content sniffing
+#: on every response: no framing by other sites, no referrer sent on, no content sniffing,
+#: and no script but the view's own (`/static/app.js`): no inline script runs
 SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
     "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+        "form-action 'none'; frame-ancestors 'none'"
+    ),
 }
+#: the script and style change only with the orchestrator: a short cache keeps pages quick
+CACHED = {"Cache-Control": "max-age=300"}
 
 
 async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
@@ -252,10 +294,18 @@ def make_app(db: Path) -> web.Application:
     app = web.Application()
     app.on_response_prepare.append(_security_headers)
     app[DB] = db
+    app[HUB] = hub = LiveHub(db)
+    app.cleanup_ctx.append(live_context)
     routes: list[tuple[str, Handler]] = [
         ("/", overview_page),
         ("/standings", standings_page),
         ("/crosstable", crosstable_page),
+        ("/schedule", schedule_page),
+        ("/api/schedule", api_schedule),
+        ("/api/crosstable", api_crosstable),
+        ("/static/app.js", script),
+        ("/static/app.css", style),
+        ("/favicon.ico", favicon),
         ("/rounds", rounds_page),
         ("/log", log_page),
         (r"/rounds/{n:\d{1,18}}", round_page),
@@ -264,6 +314,7 @@ def make_app(db: Path) -> web.Application:
         (r"/games/{id:\d{1,18}}/eval.svg", eval_svg),
         ("/progress.svg", progress_svg),
         ("/api/overview", api_overview),
+        ("/api/live", hub.stream),
         ("/api/standings", api_standings),
         (r"/api/rounds/{n:\d{1,18}}", api_round),
         (r"/api/games/{id:\d{1,18}}", api_game),

@@ -5,31 +5,24 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-STYLE = """
-body{font-family:system-ui,sans-serif;margin:0;color:#222}
-nav{background:#263238;padding:.6em 1em}
-nav a{color:#fff;margin-right:1.2em;text-decoration:none}
-main{padding:1em 1.5em}table{border-collapse:collapse}
-td,th{padding:.2em .6em;border-bottom:1px solid #ddd}
-th{text-align:left}.bar{background:#eee;width:24em;height:1em}
-.bar div{background:#43a047;height:1em}
-.moves{max-height:26em;overflow-y:auto;width:22em;font-family:monospace}
-.game{display:flex;gap:2em;flex-wrap:wrap}pre{font-size:.9em}
-"""
-
 
 def _e(value: object) -> str:
     return escape("" if value is None else str(value), quote=True)
 
 
-def layout(title: str, body: str, script: str = "") -> str:
+def layout(title: str, body: str, *, live: bool = True, game: int | None = None) -> str:
+    """A page: the navigation, `body`, and the live view's script, which keeps a `live` page
+    up to date (or follows `game`)."""
+    attrs = f" data-game='{game}'" if game is not None else (" data-live='1'" if live else "")
     return (
         "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{_e(title)}</title><style>{STYLE}</style></head><body>"
-        "<nav><a href='/'>Overview</a><a href='/standings'>Standings</a>"
-        "<a href='/crosstable'>Crosstable</a><a href='/rounds'>Rounds</a><a href='/log'>Log</a>"
+        f"<title>{_e(title)}</title><link rel='stylesheet' href='/static/app.css'>"
+        "<script src='/static/app.js' defer></script></head><body>"
+        "<nav><a href='/'>Overview</a><a href='/schedule'>Schedule</a>"
+        "<a href='/standings'>Standings</a><a href='/crosstable'>Crosstable</a>"
+        "<a href='/rounds'>Rounds</a><a href='/log'>Log</a>"
         "<a href='/download/event.pgn'>Event PGN</a><a href='/download/archive.zip'>PGN archive</a>"
-        f"</nav><main>{body}</main>{script}</body></html>"
+        f"</nav><main{attrs}>{body}</main></body></html>"
     )
 
 
@@ -44,7 +37,7 @@ def overview(data: dict[str, Any]) -> str:
         state += " (no daemon is running)"
     running = "".join(
         f"<li><a href='/games/{g['id']}'>{g['round']}.{g['number']} {_e(g['white'])} - "
-        f"{_e(g['black'])}</a>: ply {g['plies']}</li>"
+        f"{_e(g['black'])}</a>: ply <span data-plies-of='{g['id']}'>{g['plies']}</span></li>"
         for g in data["games_running"]
     )
     top = "".join(
@@ -53,7 +46,7 @@ def overview(data: dict[str, Any]) -> str:
     )
     body = (
         f"<h1>{_e(data['event'])}</h1><p>{_e(state)}: {done} of {total} games played</p>"
-        f"<div class='bar' title='{share:.0f}%'><div style='width:{share:.1f}%'></div></div>"
+        f"<progress max='{max(total, 1)}' value='{done}' title='{share:.0f}%'></progress>"
         f"<h2>Playing now</h2><ul id='running'>{running or '<li>nothing</li>'}</ul>"
         f"<h2>Leaders</h2><table>{top}</table>"
         "<h2>Score by round</h2><img src='/progress.svg' alt='score by round'>"
@@ -100,8 +93,88 @@ def audit(event: str, entries: list[dict[str, Any]]) -> str:
     return layout(f"{event}: log", body)
 
 
-def crosstable(event: str, text: str) -> str:
-    return layout(f"{event}: crosstable", f"<h1>Crosstable</h1><pre>{_e(text)}</pre>")
+def crosstable(event: str, data: dict[str, Any], ids: list[int], text: str) -> str:
+    """The crosstable as a grid (TCEC's `crosstable.json` data): each cell lists the games
+    of a pair, each linking to its game page; the text table follows."""
+    order = data["Order"]
+    head = "".join(f"<th title='{_e(name)}'>{i}</th>" for i, name in enumerate(order, 1))
+    rows = []
+    for i, name in enumerate(order, 1):
+        row = data["Table"][name]
+        cells = []
+        for opponent in order:
+            if opponent == name:
+                cells.append("<td class='self'></td>")
+                continue
+            scores = row["Results"].get(opponent, {}).get("Scores", [])
+            links = "".join(
+                f"<a href='/games/{ids[s['Game'] - 1]}' class='{_outcome(s['Result'])}' "
+                f"title='game {ids[s['Game'] - 1]}'>{_points(s['Result'])}</a>"
+                for s in scores
+            )
+            cells.append(f"<td>{links}</td>")
+        rows.append(
+            f"<tr><td>{i}</td><td>{_e(name)}</td><td>{row['Score']:g}</td>"
+            f"<td>{row['Games']}</td><td>{row['Neustadtl']:g}</td>{''.join(cells)}</tr>"
+        )
+    body = (
+        "<h1>Crosstable</h1><table class='cross' id='crosstable'><tr><th>#</th><th>Engine</th>"
+        f"<th>Score</th><th>Games</th><th>SB</th>{head}</tr>{''.join(rows)}</table>"
+        f"<h2>As text</h2><pre>{_e(text)}</pre>"
+    )
+    return layout(f"{event}: crosstable", body)
+
+
+def _outcome(points: float) -> str:
+    return {1.0: "win", 0.0: "loss"}.get(points, "draw")
+
+
+def _points(points: float) -> str:
+    return {1.0: "1", 0.0: "0"}.get(points, "\u00bd")
+
+
+def schedule(data: dict[str, Any]) -> str:
+    """Past games with their results, the games to come with estimated starts, and the
+    rounds not yet paired."""
+    rows = "".join(
+        f"<tr><td>{g['round']}.{g['number']}</td><td><a href='/games/{g['id']}'>"
+        f"{_e(g['white'])} - {_e(g['black'])}</a></td>"
+        f"<td>{_e(g['result'] or g['status'])}</td>"
+        f"<td>{_e(_when(g))}</td><td>{_e(_duration(g['duration_s']))}</td>"
+        f"<td>{_e(g['opening'])}</td></tr>"
+        for g in data["games"]
+    )
+    coming = "".join(
+        f"<tr><td>{r['round']}</td><td>not paired yet</td><td></td>"
+        f"<td>~ {_e(_short(r['estimated_start']))}</td><td></td><td></td></tr>"
+        for r in data["coming_rounds"]
+    )
+    body = (
+        f"<h1>Schedule</h1><p>A game takes {_duration(data['mean_game_s'])} on average; the "
+        "times to come are estimates.</p><table id='schedule'><tr><th>Game</th><th>Pairing</th>"
+        "<th>Result</th><th>Start</th><th>Duration</th><th>Opening</th></tr>"
+        f"{rows}{coming}</table>"
+    )
+    return layout(f"{data['event']}: schedule", body)
+
+
+def _short(iso: str | None) -> str:
+    return "" if not iso else iso[:16].replace("T", " ") + " UTC"
+
+
+def _when(game: dict[str, Any]) -> str:
+    if game["started_at"]:
+        return _short(game["started_at"])
+    if game["estimated_start"]:
+        return "~ " + _short(game["estimated_start"])
+    return ""
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    s = round(seconds)
+    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
 
 
 def rounds(event: str, numbers: list[int]) -> str:
@@ -134,47 +207,39 @@ def round_page(event: str, data: dict[str, Any]) -> str:
     return layout(f"{event}: round {data['round']}", body)
 
 
-GAME_SCRIPT = """<script>
-const id = %d;
-async function refresh() {
-  const r = await fetch('/api/games/' + id);
-  if (!r.ok) return;
-  const g = await r.json();
-  const list = document.getElementById('moves');
-  list.textContent = '';
-  for (const m of g.moves) {
-    const li = document.createElement('li');
-    li.textContent = m.san + (m.book ? ' {book}' : '');
-    list.appendChild(li);
-  }
-  document.getElementById('status').textContent = g.result || g.status;
-  for (const side of ['white', 'black']) {
-    const m = g.last[side];
-    const score = !m ? '' : m.score_mate !== null ? 'M' + m.score_mate :
-      m.score_cp === null ? '-' : (m.score_cp / 100).toFixed(2);
-    const clock = !m || m.clock_ms === null ? '-' : (m.clock_ms / 1000).toFixed(1) + 's';
-    document.getElementById(side + '-info').textContent =
-      m ? `score ${score} (own view), depth ${m.depth}, clock ${clock}` : '';
-  }
-  document.getElementById('board').src = '/games/' + id + '/board.svg?' + g.moves.length;
-  document.getElementById('eval').src = '/games/' + id + '/eval.svg?' + g.moves.length;
-  if (g.status !== 'finished') setTimeout(refresh, 1000);
-}
-refresh();
-</script>"""
+def _engine(side: str, name: str) -> str:
+    fields = [
+        ("eval", "Eval"),
+        ("depth", "Depth"),
+        ("nodes", "Nodes"),
+        ("speed", "Speed"),
+        ("tb", "TB hits"),
+        ("hash", "Hash"),
+    ]
+    rows = "".join(f"<dt>{label}</dt><dd id='{side}-{key}'>-</dd>" for key, label in fields)
+    return (
+        f"<section class='engine' id='panel-{side}'><h3><span>{_e(name)}</span>"
+        f"<span class='clock' id='{side}-clock'>-</span></h3><dl>{rows}</dl>"
+        f"<div>PV: <span class='pv' id='{side}-pv'></span></div></section>"
+    )
 
 
 def game_page(event: str, game: dict[str, Any]) -> str:
+    """A game, live while it is played: both engines' panels (evaluation, depth, nodes,
+    speed, tablebase hits, hash, PV in SAN, a ticking clock), the board, the moves in pairs
+    (a click shows that position), and the evaluation graph."""
     body = (
         f"<h1>{_e(game['white'])} - {_e(game['black'])}</h1>"
         f"<p>Round {game['round']}.{game['number']}: <span id='status'>"
-        f"{_e(game['result'] or game['status'])}</span> {_e(game['reason'])}"
-        f" (<a href='/download/games/{game['id']}.pgn'>PGN</a>)</p>"
-        "<div class='game'><div><img id='board' width='360' height='360' "
-        f"src='/games/{game['id']}/board.svg' alt='board'>"
-        f"<p>White {_e(game['white'])}: <span id='white-info'></span></p>"
-        f"<p>Black {_e(game['black'])}: <span id='black-info'></span></p></div>"
-        "<div><h2>Moves</h2><ol id='moves' class='moves'></ol></div></div>"
-        f"<h2>Evaluation</h2><img id='eval' src='/games/{game['id']}/eval.svg' alt='evaluation'>"
+        f"{_e(game['result'] or game['status'])}</span> <span id='reason'>{_e(game['reason'])}"
+        f"</span> (<a href='/download/games/{game['id']}.pgn'>PGN</a>)</p>"
+        "<div class='game'><div class='side'>"
+        f"{_engine('black', game['black'])}<div id='board' class='board'></div>"
+        f"{_engine('white', game['white'])}</div>"
+        "<div><h2>Moves</h2><p>Position: <span id='position'>live</span> "
+        "<button id='live' type='button'>back to live</button></p>"
+        "<ol id='moves' class='moves'></ol></div></div>"
+        "<h2>Evaluation (White's view, pawns, by move)</h2>"
+        "<svg id='eval' width='600' height='200' viewBox='0 0 600 200'></svg>"
     )
-    return layout(f"{event}: {game['white']} - {game['black']}", body, GAME_SCRIPT % game["id"])
+    return layout(f"{event}: {game['white']} - {game['black']}", body, game=game["id"])

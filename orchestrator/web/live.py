@@ -1,0 +1,166 @@
+"""Push for the live view: one reader per web server follows the database and fans its
+events out to every connected browser (Server-Sent Events through aiohttp-sse).
+
+The reader asks SQLite five times a second whether anything was committed (`PRAGMA
+data_version`, which costs no read of the database), and only then reads the new moves and
+the games' states. Its work is the same for one viewer or a thousand, and the daemon, the
+only writer, never waits for it (WAL mode: readers do not block the writer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import chess
+import structlog
+from aiohttp import web
+from aiohttp_sse import sse_response
+
+from orchestrator.event.feed import GameState, move_event, start_board, state_events
+from orchestrator.store.database import Store, StoreError
+
+#: how often the reader looks for a commit, in seconds
+POLL_S = 0.2
+#: events a slow browser may fall behind by before it is disconnected (it reconnects)
+QUEUE = 1000
+#: a ping keeps proxies from closing a quiet stream, and finds browsers that have gone
+PING_S = 10.0
+
+log = structlog.get_logger()
+
+
+class LiveHub:
+    """The one reader of a web server, and the queues of its viewers."""
+
+    def __init__(self, db: Path) -> None:
+        self.db = db
+        self.viewers: set[asyncio.Queue[tuple[str, dict[str, Any]] | None]] = set()
+        self.boards: dict[int, chess.Board] = {}  # per attempt, the position after its last move
+        self.attempts: dict[int, int] = {}  # attempt: its game
+        self.last_rowid = 0
+        self.states: list[GameState] = []
+        self.task: asyncio.Task[None] | None = None
+
+    async def run(self) -> None:
+        """Follow the database until cancelled; a database that cannot be read is retried."""
+        while True:
+            try:
+                async with _opened(self.db) as store:
+                    await self._follow(store)
+            except (StoreError, OSError, ValueError) as exc:  # damaged or missing: wait
+                log.debug("live_reader_waiting", error=str(exc))
+            except Exception as exc:  # sqlite3 errors and the like: never end the server
+                log.warning("live_reader_failed", error=str(exc))
+            await asyncio.sleep(2.0)
+
+    async def _follow(self, store: Store) -> None:
+        self.last_rowid = await store.last_move_rowid()
+        self.states = await store.game_states()
+        seen = -1
+        while True:
+            version = await store.data_version()
+            if version != seen:
+                seen = version
+                await self._read(store)
+            await asyncio.sleep(POLL_S)
+
+    async def _read(self, store: Store) -> None:
+        while rows := await store.moves_after(self.last_rowid):
+            for row in rows:
+                self.last_rowid = row["rowid"]
+                board = await self._board(store, row)
+                if board is None:
+                    continue
+                self._publish("move", move_event(board, row))
+        states = await store.game_states()
+        for kind, data in state_events(self.states, states):
+            if kind == "game" and data["status"] != "running":  # its boards are done with
+                for attempt in [a for a, g in self.attempts.items() if g == data["game"]]:
+                    self.boards.pop(attempt, None)
+                    self.attempts.pop(attempt, None)
+            self._publish(kind, data)
+        self.states = states
+
+    async def _board(self, store: Store, row: dict[str, Any]) -> chess.Board | None:
+        """The position the move in `row` is played from."""
+        board = self.boards.get(row["attempt"])
+        if board is None:
+            opening = await store.game_opening(row["game"])
+            board = start_board(opening)
+            for earlier in await store.attempt_moves(row["attempt"], row["rowid"]):
+                if not earlier["book"]:
+                    board.push_uci(earlier["uci"])
+            self.boards[row["attempt"]] = board
+            self.attempts[row["attempt"]] = row["game"]
+        if row["book"]:
+            return None
+        return board
+
+    def _publish(self, kind: str, data: dict[str, Any]) -> None:
+        for queue in list(self.viewers):
+            try:
+                queue.put_nowait((kind, data))
+            except asyncio.QueueFull:  # too slow: dropped, and told to go
+                self.viewers.discard(queue)
+                with contextlib.suppress(asyncio.QueueFull):
+                    queue.get_nowait()
+                    queue.put_nowait(None)
+
+    async def stream(self, request: web.Request) -> web.StreamResponse:
+        """`/api/live`: the events as they happen (`?game=ID` for one game's moves only)."""
+        wanted = request.query.get("game", "")
+        game = int(wanted) if wanted.isdigit() and len(wanted) <= 18 else None
+        queue: asyncio.Queue[tuple[str, dict[str, Any]] | None] = asyncio.Queue(QUEUE)
+        self.viewers.add(queue)
+        try:
+            async with sse_response(request, ping_interval=PING_S) as response:
+                # the ping ends when the browser has gone: stop waiting for events then
+                gone = asyncio.ensure_future(response.wait())
+                try:
+                    while True:
+                        getter = asyncio.ensure_future(queue.get())
+                        await asyncio.wait({getter, gone}, return_when=asyncio.FIRST_COMPLETED)
+                        if not getter.done():
+                            getter.cancel()
+                            break
+                        item = getter.result()
+                        if item is None:
+                            break
+                        kind, data = item
+                        if game is not None and kind != "round" and data.get("game") != game:
+                            continue
+                        await response.send(json.dumps(data), event=kind)
+                except ConnectionError:  # the browser went mid-send
+                    pass
+                finally:
+                    gone.cancel()
+                return response
+        finally:
+            self.viewers.discard(queue)
+
+
+@contextlib.asynccontextmanager
+async def _opened(db: Path) -> AsyncIterator[Store]:
+    store = await Store.open(db, readonly=True)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+HUB = web.AppKey("live", LiveHub)
+
+
+async def live_context(app: web.Application) -> AsyncIterator[None]:
+    """The hub's reader runs while the app does (aiohttp's cleanup context)."""
+    hub = app[HUB]
+    hub.task = asyncio.get_running_loop().create_task(hub.run())
+    yield
+    hub.task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await hub.task
