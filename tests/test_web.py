@@ -43,7 +43,7 @@ async def client(event: Path) -> AsyncIterator[TestClient[object, object]]:
         yield c
 
 
-PAGES = ["/", "/standings", "/crosstable", "/rounds", "/rounds/1", "/games/1"]
+PAGES = ["/", "/standings", "/crosstable", "/schedule", "/rounds", "/rounds/1", "/games/1"]
 
 
 @pytest.mark.parametrize("path", PAGES)
@@ -242,6 +242,70 @@ async def test_security_headers(client: TestClient[object, object], path: str) -
     assert r.headers["X-Frame-Options"] == "DENY"
     assert r.headers["Referrer-Policy"] == "no-referrer"
     assert r.headers["X-Content-Type-Options"] == "nosniff"
+    policy = r.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "frame-ancestors 'none'" in policy
+
+
+async def test_pages_carry_no_script_of_their_own(client: TestClient[object, object]) -> None:
+    for path in PAGES:
+        text = await (await client.get(path)).text()
+        assert text.count("<script") == 1 and "<script src='/static/app.js' defer>" in text
+    script = await client.get("/static/app.js")
+    assert script.status == 200 and script.content_type == "text/javascript"
+    assert "EventSource('/api/live" in await script.text()
+
+
+async def test_schedule_and_crosstable_api(client: TestClient[object, object]) -> None:
+    schedule = await (await client.get("/api/schedule")).json()
+    assert all(g["status"] == "finished" and g["result"] for g in schedule["games"])
+    assert schedule["coming_rounds"] == []
+    cross = await (await client.get("/api/crosstable")).json()
+    assert sorted(cross["Order"]) == sorted(PLAYERS)
+    page = await (await client.get("/crosstable")).text()
+    first = schedule["games"][0]["id"]
+    assert f"href='/games/{first}'" in page
+
+
+async def test_live_pushes_moves_and_game_changes(event: Path, tmp_path: Path) -> None:
+    """A move committed by another connection (the daemon) reaches a connected browser as
+    a `move` event; a game that starts, as a `game` event."""
+    import shutil
+
+    from orchestrator.event.feed import start_board
+    from orchestrator.store.database import _opening
+
+    db = tmp_path / "live.sqlite"
+    shutil.copy(event / "event.sqlite", db)
+    async with TestClient(TestServer(make_app(db))) as c:
+        response = await c.get("/api/live")
+        assert response.status == 200 and response.content_type == "text/event-stream"
+        await asyncio.sleep(0.5)  # the reader has taken its first look
+        with sqlite3.connect(db) as conn:
+            game, opening = conn.execute("SELECT id, opening FROM games LIMIT 1").fetchone()
+            board = start_board(_opening(opening))
+            move = next(iter(board.legal_moves))
+            conn.execute("UPDATE games SET status = 'running' WHERE id = ?", (game,))
+            attempt = conn.execute(
+                "INSERT INTO attempts (game, status, started_at) VALUES (?, 'running', 'now')",
+                (game,),
+            ).lastrowid
+            conn.execute(
+                "INSERT INTO moves (attempt, ply, uci, san, book, score_cp, depth, time_ms, "
+                "clock_ms, pv) VALUES (?, ?, ?, ?, 0, 31, 9, 100, 9000, ?)",
+                (attempt, len(board.move_stack) + 1, move.uci(), board.san(move), move.uci()),
+            )
+        events: dict[str, dict[str, object]] = {}
+        async with asyncio.timeout(10):
+            while len(events) < 2:
+                line = (await response.content.readline()).decode()
+                if line.startswith("event: "):
+                    kind = line.split()[1]
+                elif line.startswith("data: "):
+                    events[kind] = json.loads(line[6:])
+        assert events["move"]["game"] == game and events["move"]["san"] == board.san(move)
+        assert events["move"]["pv"] == [board.san(move)]
+        assert events["game"]["game"] == game and events["game"]["status"] == "running"
+        response.close()
 
 
 async def _serve_capped(app: web.Application, cap: int) -> tuple[asyncio.Server, int]:
