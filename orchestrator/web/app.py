@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import sqlite3
 import zipfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -31,7 +32,6 @@ from orchestrator.event.read import (
     game_json,
     load_view,
     overview_json,
-    reading,
     round_json,
     schedule_data,
     standings_json,
@@ -52,19 +52,25 @@ def _number(request: web.Request, key: str) -> int:
 
 async def _view(request: web.Request) -> EventView:
     try:
-        return await load_view(request.app[DB])
+        return await request.app[HUB].view()
     except StoreError as exc:
         raise web.HTTPServiceUnavailable(text=str(exc)) from None
 
 
 @asynccontextmanager
 async def _reading(request: web.Request) -> AsyncIterator[tuple[EventView, Store]]:
-    """The event and its open read-only connection, for handlers that read more."""
+    """The event and a read-only connection, for handlers that read more (a game's moves)."""
+    view = await _view(request)
     try:
-        async with reading(request.app[DB]) as opened:
-            yield opened
+        store = await Store.open(request.app[DB], readonly=True)
     except StoreError as exc:
         raise web.HTTPServiceUnavailable(text=str(exc)) from None
+    try:
+        yield view, store
+    except sqlite3.DatabaseError as exc:  # a damaged file: 503, never a traceback
+        raise web.HTTPServiceUnavailable(text=f"the database cannot be read: {exc}") from None
+    finally:
+        await store.close()
 
 
 def _html(text: str) -> web.Response:

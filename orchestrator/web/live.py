@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,16 +24,51 @@ from aiohttp import web
 from aiohttp_sse import sse_response
 
 from orchestrator.event.feed import GameState, move_event, start_board, state_events
+from orchestrator.event.read import EventView, load_view
 from orchestrator.store.database import Store, StoreError
 
 #: how often the reader looks for a commit, in seconds
 POLL_S = 0.2
-#: events a slow browser may fall behind by before it is disconnected (it reconnects)
-QUEUE = 1000
+#: game and round events a browser may fall behind by (the oldest are dropped)
+OTHERS = 200
 #: a ping keeps proxies from closing a quiet stream, and finds browsers that have gone
 PING_S = 10.0
+#: a cached view of the event serves requests for at most this long
+VIEW_S = 1.0
 
 log = structlog.get_logger()
+
+
+class Viewer:
+    """One browser's pending events. A move waiting to be sent is replaced by its game's next
+    one, so a browser (or a server) that falls behind gets the latest position, never an
+    ever longer queue; the page fetches the moves it skipped (their plies tell it)."""
+
+    def __init__(self, game: int | None) -> None:
+        self.game = game
+        self.pending: OrderedDict[tuple[str, int], tuple[str, str]] = OrderedDict()
+        self.ready = asyncio.Event()
+        self.serial = 0
+
+    def push(self, kind: str, of: int | None, text: str) -> None:
+        if self.game is not None and of is not None and of != self.game:
+            return
+        if kind == "move" and of is not None:
+            key = ("move", of)
+            self.pending.pop(key, None)
+        else:
+            self.serial += 1
+            key = (kind, self.serial)
+            if len(self.pending) >= OTHERS:
+                self.pending.popitem(last=False)
+        self.pending[key] = (kind, text)
+        self.ready.set()
+
+    def take(self) -> list[tuple[str, str]]:
+        items = list(self.pending.values())
+        self.pending.clear()
+        self.ready.clear()
+        return items
 
 
 class LiveHub:
@@ -39,12 +76,27 @@ class LiveHub:
 
     def __init__(self, db: Path) -> None:
         self.db = db
-        self.viewers: set[asyncio.Queue[tuple[str, dict[str, Any]] | None]] = set()
+        self.viewers: set[Viewer] = set()
         self.boards: dict[int, chess.Board] = {}  # per attempt, the position after its last move
         self.attempts: dict[int, int] = {}  # attempt: its game
         self.last_rowid = 0
         self.states: list[GameState] = []
         self.task: asyncio.Task[None] | None = None
+        self.generation = 0  # counts the changes of the games' and rounds' states
+        self.cached: tuple[int, float, EventView] | None = None
+
+    async def view(self) -> EventView:
+        """The event, read at most once per change of its games and rounds (and at least
+        every `VIEW_S`), however many viewers ask: pages reload on the events, together."""
+        now = time.monotonic()
+        if self.cached is not None:
+            generation, at, view = self.cached
+            if generation == self.generation and now - at < VIEW_S:
+                return view
+        generation = self.generation
+        view = await load_view(self.db)
+        self.cached = (generation, now, view)
+        return view
 
     async def run(self) -> None:
         """Follow the database until cancelled; a database that cannot be read is retried."""
@@ -78,6 +130,8 @@ class LiveHub:
                     continue
                 self._publish("move", move_event(board, row))
         states = await store.game_states()
+        if states != self.states:
+            self.generation += 1  # before the events: a page reloaded on one reads anew
         for kind, data in state_events(self.states, states):
             if kind == "game" and data["status"] != "running":  # its boards are done with
                 for attempt in [a for a, g in self.attempts.items() if g == data["game"]]:
@@ -102,46 +156,36 @@ class LiveHub:
         return board
 
     def _publish(self, kind: str, data: dict[str, Any]) -> None:
-        for queue in list(self.viewers):
-            try:
-                queue.put_nowait((kind, data))
-            except asyncio.QueueFull:  # too slow: dropped, and told to go
-                self.viewers.discard(queue)
-                with contextlib.suppress(asyncio.QueueFull):
-                    queue.get_nowait()
-                    queue.put_nowait(None)
+        of = data.get("game") if kind != "round" else None
+        text = json.dumps(data)
+        for viewer in self.viewers:
+            viewer.push(kind, of, text)
 
     async def stream(self, request: web.Request) -> web.StreamResponse:
         """`/api/live`: the events as they happen (`?game=ID` for one game's moves only)."""
         wanted = request.query.get("game", "")
-        game = int(wanted) if wanted.isdigit() and len(wanted) <= 18 else None
-        queue: asyncio.Queue[tuple[str, dict[str, Any]] | None] = asyncio.Queue(QUEUE)
-        self.viewers.add(queue)
+        viewer = Viewer(int(wanted) if wanted.isdigit() and len(wanted) <= 18 else None)
+        self.viewers.add(viewer)
         try:
             async with sse_response(request, ping_interval=PING_S) as response:
                 # the ping ends when the browser has gone: stop waiting for events then
                 gone = asyncio.ensure_future(response.wait())
                 try:
                     while True:
-                        getter = asyncio.ensure_future(queue.get())
-                        await asyncio.wait({getter, gone}, return_when=asyncio.FIRST_COMPLETED)
-                        if not getter.done():
-                            getter.cancel()
+                        ready = asyncio.ensure_future(viewer.ready.wait())
+                        await asyncio.wait({ready, gone}, return_when=asyncio.FIRST_COMPLETED)
+                        if not ready.done():
+                            ready.cancel()
                             break
-                        item = getter.result()
-                        if item is None:
-                            break
-                        kind, data = item
-                        if game is not None and kind != "round" and data.get("game") != game:
-                            continue
-                        await response.send(json.dumps(data), event=kind)
+                        for kind, text in viewer.take():
+                            await response.send(text, event=kind)
                 except ConnectionError:  # the browser went mid-send
                     pass
                 finally:
                     gone.cancel()
                 return response
         finally:
-            self.viewers.discard(queue)
+            self.viewers.discard(viewer)
 
 
 @contextlib.asynccontextmanager
