@@ -99,6 +99,9 @@ async def _run(config_path: Path, force: bool, drain: bool, http: str | None) ->
     finally:
         for sig in STOP_SIGNALS:
             loop.remove_signal_handler(sig)
+            # the shutdown is done and its exit status decided: a signal that comes while
+            # the interpreter winds down (joining threads) must not turn it into a kill
+            signal.signal(sig, signal.SIG_IGN)
 
 
 async def _run_event(

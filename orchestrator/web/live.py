@@ -25,7 +25,7 @@ from aiohttp_sse import sse_response
 
 from orchestrator.event.feed import GameState, move_event, start_board, state_events
 from orchestrator.event.read import EventView, load_view
-from orchestrator.store.database import Store, StoreError
+from orchestrator.store.database import Store
 
 #: how often the reader looks for a commit, in seconds
 POLL_S = 0.2
@@ -100,14 +100,16 @@ class LiveHub:
 
     async def run(self) -> None:
         """Follow the database until cancelled; a database that cannot be read is retried."""
+        failed = ""
         while True:
             try:
                 async with _opened(self.db) as store:
                     await self._follow(store)
-            except (StoreError, OSError, ValueError) as exc:  # damaged or missing: wait
-                log.debug("live_reader_waiting", error=str(exc))
-            except Exception as exc:  # sqlite3 errors and the like: never end the server
-                log.warning("live_reader_failed", error=str(exc))
+            except Exception as exc:  # a damaged or missing database: wait, and try again
+                if str(exc) != failed:  # once per error, not every two seconds
+                    failed = str(exc)
+                    with contextlib.suppress(Exception):
+                        log.warning("live_reader_waiting", error=failed)
             await asyncio.sleep(2.0)
 
     async def _follow(self, store: Store) -> None:
@@ -206,5 +208,4 @@ async def live_context(app: web.Application) -> AsyncIterator[None]:
     hub.task = asyncio.get_running_loop().create_task(hub.run())
     yield
     hub.task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await hub.task
+    await asyncio.gather(hub.task, return_exceptions=True)
