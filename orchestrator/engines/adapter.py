@@ -36,7 +36,31 @@ MAX_LINE = 1 << 20
 #: what a fault record keeps of each of the engine's last lines
 LINE_KEPT = 400
 #: what the game record keeps of an info line: depth, seldepth, nodes, time, score, ...
-INFO_RECORDED = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | chess.engine.INFO_PV
+INFO_RECORDED = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE
+#: the words of a UCI info line that end its PV (`pv` runs to the end of the line otherwise)
+PV_ENDS = frozenset(
+    {
+        "depth",
+        "seldepth",
+        "time",
+        "nodes",
+        "multipv",
+        "score",
+        "currmove",
+        "currmovenumber",
+        "hashfull",
+        "nps",
+        "tbhits",
+        "cpuload",
+        "string",
+        "refutation",
+        "currline",
+        "wdl",
+        "sbhits",
+    }
+)
+#: a PV longer than this is cut (an engine may print hundreds of moves)
+PV_KEPT = 64
 
 
 _PR_SET_PDEATHSIG = 1
@@ -187,14 +211,24 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
             elif not line.startswith("info string"):
                 self.info_line = line
 
-    def last_info(self, board: chess.Board) -> chess.engine.InfoDict:
+    def last_info(self, board: chess.Board) -> tuple[chess.engine.InfoDict, tuple[str, ...]]:
         """The last move's info: its last scored line (else its last info line), parsed once
-        by python-chess against `board`, the position the engine searched (the PV's moves
-        are checked; a PV with an illegal move is left out)."""
+        by python-chess against `board`, the position the engine searched; and its PV.
+
+        The PV's moves are kept as the engine wrote them (UCI), not played out one by one
+        (that would cost more than the rest of the move): whoever shows a PV in SAN stops at
+        its first move that is not legal (`core.tcec.pv_san`)."""
         line = self.scored_line or self.info_line
         if line is None:
-            return {}
-        return chess.engine._parse_uci_info(line.partition(" ")[2], board, INFO_RECORDED)
+            return {}, ()
+        info = chess.engine._parse_uci_info(line.partition(" ")[2], board, INFO_RECORDED)
+        _, found, rest = line.partition(" pv ")
+        pv: list[str] = []
+        for word in rest.split() if found else ():
+            if word in PV_ENDS or len(pv) >= PV_KEPT:
+                break
+            pv.append(word)
+        return info, tuple(pv)
 
     def send_line(self, line: str) -> None:
         if line.startswith("position "):
@@ -290,11 +324,12 @@ class Engine:
 
     def move_info(
         self, board: chess.Board, played: chess.engine.PlayResult
-    ) -> chess.engine.InfoDict:
-        """What the engine said about the move it just played from `board`."""
+    ) -> tuple[chess.engine.InfoDict, tuple[str, ...]]:
+        """What the engine said about the move it just played from `board`, and its PV
+        (UCI moves)."""
         if isinstance(self.protocol, _Uci):
             return self.protocol.last_info(board)
-        return played.info
+        return played.info, tuple(m.uci() for m in played.info.get("pv", ()))
 
     def fault(self, kind: FaultKind, detail: str) -> EngineFault:
         return EngineFault(self.name, kind, detail, self.output())

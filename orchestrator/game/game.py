@@ -333,7 +333,7 @@ class _Game:
         if not move:
             raise self._fault(engine.fault("illegal_move", f"no legal move given ({move})"), colour)
         clock_after = self._charge(colour, used_ms, engine.name)
-        info = engine.move_info(board, played)
+        info, pv = engine.move_info(board, played)
         pov = info.get("score")
         score = None if pov is None else _score(pov.pov(colour))
         reported = info.get("time")
@@ -347,7 +347,7 @@ class _Game:
             time_ms=used_ms,
             clock_ms=clock_after,
             reported_ms=None if reported is None else round(reported * 1000),
-            pv=tuple(m.uci() for m in info.get("pv", ())),
+            pv=pv,
             nps=info.get("nps"),
             tbhits=info.get("tbhits"),
             hashfull=info.get("hashfull"),
