@@ -83,6 +83,7 @@ class LiveHub:
         self.states: list[GameState] = []
         self.task: asyncio.Task[None] | None = None
         self.generation = 0  # counts the changes of the games' and rounds' states
+        self.reading = False  # whether the reader holds a connection (it waits between tries)
         self.cached: tuple[int, float, EventView] | None = None
 
     async def view(self) -> EventView:
@@ -103,9 +104,11 @@ class LiveHub:
         failed = ""
         while True:
             try:
+                self.reading = True
                 async with _opened(self.db) as store:
                     await self._follow(store)
             except Exception as exc:  # a damaged or missing database: wait, and try again
+                self.reading = False
                 if str(exc) != failed:  # once per error, not every two seconds
                     failed = str(exc)
                     with contextlib.suppress(Exception):
