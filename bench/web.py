@@ -206,10 +206,10 @@ def main() -> None:
     print(f"event of {finished} finished games, then 2 more rounds at 2+0.05 while measured")
     print(f"{args.clients} live clients, {figures['requests']:.0f} requests (20 at a time)\n")
     print(
-        "| requests/s | p50 ms | p99 ms | moves pushed | push p50 ms | push p99 ms "
-        "| push max ms | games | time losses | faults |"
+        "| requests/s | p50 ms | p99 ms | moves stored | pushed per client | push p50 ms "
+        "| push p99 ms | push max ms | games | time losses | faults |"
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     print(
         f"| {figures['requests_per_s']:.0f} | {figures['p50_ms']:.1f} | {figures['p99_ms']:.1f} "
         f"| {figures['moves_stored']:.0f} | {figures['moves_pushed'] / args.clients:.0f} "
