@@ -85,19 +85,22 @@ class LiveHub:
         self.generation = 0  # counts the changes of the games' and rounds' states
         self.reading = False  # whether the reader holds a connection (it waits between tries)
         self.cached: tuple[int, float, EventView] | None = None
+        self.loading = asyncio.Lock()
 
     async def view(self) -> EventView:
-        """The event, read at most once per change of its games and rounds (and at least
-        every `VIEW_S`), however many viewers ask: pages reload on the events, together."""
-        now = time.monotonic()
-        if self.cached is not None:
-            generation, at, view = self.cached
-            if generation == self.generation and now - at < VIEW_S:
-                return view
-        generation = self.generation
-        view = await load_view(self.db)
-        self.cached = (generation, now, view)
-        return view
+        """The event, read once per change of its games and rounds (and never older than
+        `VIEW_S`), however many viewers ask at once: pages reload on the events, together,
+        and the first of them reads for all."""
+        async with self.loading:
+            now = time.monotonic()
+            if self.cached is not None:
+                generation, at, view = self.cached
+                if generation == self.generation and now - at < VIEW_S:
+                    return view
+            generation = self.generation
+            view = await load_view(self.db)
+            self.cached = (generation, now, view)
+            return view
 
     async def run(self) -> None:
         """Follow the database until cancelled; a database that cannot be read is retried."""
