@@ -28,7 +28,6 @@ import asyncio
 import contextlib
 import logging
 import os
-import socket
 import sqlite3
 import statistics
 import subprocess
@@ -51,6 +50,7 @@ from orchestrator.core.gamerecord import GameRecord  # noqa: E402
 from orchestrator.core.openings import Opening  # noqa: E402
 from orchestrator.core.timecontrol import TimeControl  # noqa: E402
 from orchestrator.game.game import GameSpec, play_game  # noqa: E402
+from tests.conftest import free_port  # noqa: E402
 
 STOCKFISH = "/usr/games/stockfish"
 OPENINGS = ["e4 e5", "d4 d5", "c4 e5", "Nf3 d5", "e4 c5", "d4 Nf6", "e4 e6", "e4 c6"]
@@ -211,12 +211,6 @@ def timeloss(runs: list[tuple[int, str]], concurrency: int) -> None:
 
 
 # latency ------------------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def web_clients(url: str, clients: int, stop: asyncio.Event) -> int:

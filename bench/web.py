@@ -34,15 +34,10 @@ import aiohttp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from tests.conftest import free_port  # noqa: E402
 from tests.test_daemon import event_config  # noqa: E402  (the scripted test engines' event)
 
 PAGES = ["/", "/standings", "/crosstable", "/schedule", "/api/overview", "/api/standings"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def percentile(values: list[float], share: float) -> float:

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,13 @@ def scripted(name: str, *args: str, protocol: str = "uci", **config: Any) -> Eng
     """An engine config running the scripted test engine with the given behaviour."""
     command = (sys.executable, str(SCRIPTED), "--protocol", protocol, "--name", name, *args)
     return EngineConfig(name=name, command=command, protocol=protocol, **config)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def descendants(root: int | None = None) -> list[tuple[int, str, str]]:

@@ -11,7 +11,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ from typing import Any
 import pytest
 from playwright.async_api import Page, async_playwright
 
+from tests.conftest import free_port
 from tests.test_daemon import event_config
 from tests.test_daemon_control import wait_for
 
@@ -37,12 +37,6 @@ FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def fetch_json(url: str) -> dict[str, Any]:

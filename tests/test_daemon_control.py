@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import free_port
 from tests.test_daemon import engines_alive, event_config, finished_count, run_daemon
 
 
@@ -305,6 +306,18 @@ def test_processes_that_escape_an_engine_are_ended(tmp_path: Path) -> None:
     wait_for(lambda: not sleepers() - before, timeout=10)
 
 
+def run_script(script: str, config: Path) -> subprocess.CompletedProcess[str]:
+    """`script` (which runs the daemon on its first argument) on `config`."""
+    return subprocess.run(
+        [sys.executable, "-c", script, str(config)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+        cwd=config.parent,
+    )
+
+
 FLAKY_MACHINE = """
 import errno, sys
 from orchestrator.engines import adapter
@@ -328,14 +341,7 @@ def test_a_fault_of_the_daemon_s_own_is_never_an_engine_s(tmp_path: Path) -> Non
     """No descriptors left when a game starts: the attempt is aborted and played again a
     little later; no engine loses a game for it."""
     config = event_config(tmp_path, players=["E01", "E02", "E03", "E04"], rounds=2)
-    out = subprocess.run(
-        [sys.executable, "-c", FLAKY_MACHINE, str(config)],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-        cwd=tmp_path,
-    )
+    out = run_script(FLAKY_MACHINE, config)
     assert out.returncode == 0, out.stderr
     faults = [e for e in events(out.stdout) if e["event"] == "daemon_fault"]
     assert faults and "Too many open files" in str(faults[0]["error"])
@@ -361,12 +367,6 @@ for i in range(count):  # idle: connected, and never a byte sent
 print("holding", flush=True)
 time.sleep(3600)
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def healthy(port: int) -> bool:
@@ -451,14 +451,7 @@ def test_a_20_mb_line_costs_the_daemon_little(tmp_path: Path) -> None:
         '"--name", "E01"', '"--name", "E01", "--flood-at", "2", "--flood-mb", "20"'
     )
     config.write_text(text)
-    out = subprocess.run(
-        [sys.executable, "-c", MEASURED_DAEMON, str(config)],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        check=False,
-        cwd=tmp_path,
-    )
+    out = run_script(MEASURED_DAEMON, config)
     assert out.returncode == 0, out.stderr
     peak_mb = int(out.stderr.rsplit("peak_kib=", 1)[1].split()[0]) / 1024
     assert peak_mb < 300, peak_mb

@@ -6,6 +6,7 @@ The field names are those TCEC's runner writes and its viewer (TCEC-Chess/tcecgu
 
 from __future__ import annotations
 
+import functools
 import io
 from datetime import datetime
 from typing import Any
@@ -175,10 +176,11 @@ def _duration(game: GameRow) -> str | None:
     return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
 
 
-def _final_fen(game: GameRow) -> str | None:
-    if not game.pgn:
-        return None
-    parsed = chess.pgn.read_game(io.StringIO(game.pgn))
+@functools.lru_cache(maxsize=4096)
+def _final_fen(pgn: str) -> str | None:
+    """A finished game's last position. Remembered: the schedule is rewritten after every
+    game, and parsing every PGN of a 500-game event again would take half a second."""
+    parsed = chess.pgn.read_game(io.StringIO(pgn))
     return None if parsed is None else parsed.end().board().fen()
 
 
@@ -202,7 +204,7 @@ def schedule_json(view: EventView) -> list[dict[str, Any]]:
             row["Termination"] = game.details or game.reason or game.termination or ""
             row["Duration"] = _duration(game)
             row["Moves"] = ((game.plies or 0) + 1) // 2
-            row["FinalFen"] = _final_fen(game)
+            row["FinalFen"] = _final_fen(game.pgn) if game.pgn else None
         if game.opening is not None:
             name = game.opening.name
             if game.opening.variation:
