@@ -198,7 +198,15 @@ class LiveHub:
 
 @contextlib.asynccontextmanager
 async def _opened(db: Path) -> AsyncIterator[Store]:
-    store = await Store.open(db, readonly=True)
+    """A read-only connection, closed on leaving; a server that stops while it is being
+    opened still closes it (its thread must not outlive the event loop)."""
+    opening = asyncio.ensure_future(Store.open(db, readonly=True))
+    try:
+        store = await asyncio.shield(opening)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await (await opening).close()
+        raise
     try:
         yield store
     finally:
