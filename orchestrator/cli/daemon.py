@@ -8,17 +8,19 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from distributed import Client
 
 from orchestrator.cli.app import app, fail, user_errors
 from orchestrator.cli.web import parse_address
 from orchestrator.config.load import check_files, load, read_openings
-from orchestrator.config.model import Config, EngineConfig
+from orchestrator.config.model import Config, EngineConfig, dask_address
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.openings import Opening
 from orchestrator.daemon.loop import Daemon
 from orchestrator.daemon.system import WebProcess, sweep_orphans
 from orchestrator.engines.probe import from_fen, probe
 from orchestrator.event.open import open_event
+from orchestrator.executor.cluster import CONNECT_S, DaskExecutor, security
 from orchestrator.logs import configure
 from orchestrator.store.database import Store
 from orchestrator.store.lock import DatabaseLock
@@ -48,21 +50,72 @@ async def probe_all(config: Config, fen_reason: str | None) -> None:
 
 
 async def validate(config_path: Path, start_engines: bool) -> tuple[Config, list[Opening] | None]:
-    """Everything that can be checked before the database is touched."""
+    """Everything that can be checked before the database is touched.  With the workers of
+    a Dask scheduler, engines start on the game hosts (`check` tries them there)."""
     config = load(config_path)
     check_files(config)
     openings = read_openings(config)
-    if start_engines:
+    if start_engines and not config.remote:
         await probe_all(config, from_fen(openings or ()))
     return config, openings
+
+
+#: how long `check` waits for the game hosts of a Dask scheduler to try every engine
+CHECK_ON_WORKERS_S = 120.0
+
+
+async def check_on_workers(config: Config, openings: list[Opening] | None) -> list[str]:
+    """Start every engine once on a game host that can run its games; the warnings."""
+    address = dask_address(config.tournament.executor)
+    assert address is not None
+    executor = DaskExecutor(address, config.tournament.executor, security(config))
+    try:
+        client = await Client(
+            address, asynchronous=True, security=executor.security, timeout=CONNECT_S
+        )
+    except (OSError, TimeoutError) as exc:
+        raise fail(
+            f"{config.path}: [tournament] executor: cannot reach {address}: {exc}", code=1
+        ) from None
+    executor.client = client
+    try:
+        workers = await executor.refresh_workers()
+        if not workers:
+            raise fail(
+                f"{config.path}: [tournament] executor: no worker is connected to "
+                f"{config.tournament.executor}",
+                code=1,
+            )
+        return await asyncio.wait_for(
+            executor.check(config, from_fen(openings or ())), CHECK_ON_WORKERS_S
+        )
+    except TimeoutError:
+        raise fail(
+            f"{config.path}: [tournament] executor: the workers of "
+            f"{config.tournament.executor} did not try every engine within "
+            f"{CHECK_ON_WORKERS_S:g} s",
+            code=1,
+        ) from None
+    finally:
+        await executor.close()
 
 
 @app.command()
 @user_errors
 def check(config: ConfigArg) -> None:
-    """Validate CONFIG and start each engine once."""
+    """Validate CONFIG and start each engine once (on the game hosts, for a Dask scheduler)."""
     loaded, openings = asyncio.run(validate(config, start_engines=True))
     suite = f", {len(openings)} openings" if openings else ""
+    if loaded.remote:
+        warnings = asyncio.run(check_on_workers(loaded, openings))
+        for line in warnings:
+            typer.echo(f"warning: {line}", err=True)
+        where = f" on the workers of {loaded.tournament.executor}"
+        tried = len(loaded.engines) - len(warnings)
+        typer.echo(f"{config}: ok: {tried} engines started and configured{where}{suite}")
+        if warnings:
+            raise typer.Exit(1)
+        return
     typer.echo(f"{config}: ok: {len(loaded.engines)} engines started and configured{suite}")
 
 

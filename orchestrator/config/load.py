@@ -16,11 +16,13 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from orchestrator.config.model import (
+    EXECUTOR_FORMS,
     Config,
     ConfigError,
     EngineConfig,
     OptionValue,
     TournamentConfig,
+    dask_address,
 )
 from orchestrator.core.adjudication import Adjudication, DrawRule, WinRule
 from orchestrator.core.openings import Opening, OpeningError, parse_suite
@@ -171,6 +173,15 @@ def _tournament(table: _Table) -> TournamentConfig:
             table.fail(str(exc), "tc")
             return None
 
+    def executor(v: Any) -> str | None:
+        if not isinstance(v, str):
+            return None
+        try:
+            dask_address(v)
+        except ValueError:
+            return None
+        return v
+
     def tiebreaks(v: Any) -> tuple[Any, ...] | None:
         ok = isinstance(v, list) and all(x in TIEBREAKS for x in v) and len(set(v)) == len(v)
         return tuple(v) if ok else None
@@ -200,7 +211,20 @@ def _tournament(table: _Table) -> TournamentConfig:
         withdrawn_games=table.choice("withdrawn_games", d.withdrawn_games, ("forfeit", "cancel")),
         live_dir=table.file("live_dir"),
         pgn_comments=table.choice("pgn_comments", d.pgn_comments, ("cutechess", "tcec")),
+        executor=table.get("executor", d.executor, executor, EXECUTOR_FORMS),
+        tls_ca_file=table.file("tls_ca_file"),
+        tls_cert=table.file("tls_cert"),
+        tls_key=table.file("tls_key"),
     )
+    tls = (out.tls_ca_file, out.tls_cert, out.tls_key)
+    if out.executor.startswith("tls://") and None in tls:
+        missing = ("tls_ca_file", "tls_cert", "tls_key")[tls.index(None)]
+        table.fail(
+            f"a tls:// executor needs tls_ca_file, tls_cert and tls_key ({missing} is not set)",
+            missing,
+        )
+    if not out.executor.startswith("tls://") and any(tls):
+        table.fail("only a tls:// executor uses certificates", "executor")
     if not out.name.strip():
         table.fail("must not be empty", "name")
     table.finish()
@@ -276,6 +300,18 @@ def _engine(path: Path, i: int, raw: Any, taken: set[str]) -> EngineConfig:
                 e.fail(f"option {key!r} must be a string, number or boolean", "options")
         return dict(v)
 
+    def requires(v: Any) -> dict[str, float] | None:
+        if not isinstance(v, dict):
+            return None
+        for key, value in v.items():
+            amount = value if isinstance(value, int | float) and not isinstance(value, bool) else -1
+            if not (0 < amount < math.inf) or not str(key).strip() or key == "game":
+                e.fail(
+                    f"resource {key!r} must be a name other than 'game' with a positive amount",
+                    "requires",
+                )
+        return {str(k): float(x) for k, x in v.items()}
+
     workdir = e.file("workdir")
     out = EngineConfig(
         name=name,
@@ -287,6 +323,7 @@ def _engine(path: Path, i: int, raw: Any, taken: set[str]) -> EngineConfig:
         startup_timeout=e.number("startup_timeout", EngineConfig.startup_timeout, 0.1),
         move_grace_ms=e.integer("move_grace", EngineConfig.move_grace_ms, minimum=0),
         reuse=e.boolean("reuse", EngineConfig.reuse),
+        requires=e.get("requires", {}, requires, "a table of worker resources, e.g. { gpu = 1 }"),
     )
     e.finish()
     return out
@@ -303,8 +340,9 @@ def resolve_command(engine: EngineConfig) -> str | None:
 
 
 def check_files(config: Config) -> None:
-    """Check what the config names on this machine: binaries, folders, the opening suite."""
-    for engine in config.engines:
+    """Check what the config names on this machine: binaries, folders, the opening suite.
+    With a Dask scheduler's executor, engine commands resolve on the game hosts, not here."""
+    for engine in () if config.remote else config.engines:
         where = f'{config.path}: [[engine]] "{engine.name}"'
         if engine.workdir is not None and not engine.workdir.is_dir():
             raise ConfigError(f"{where} workdir: no such folder {str(engine.workdir)!r}")
@@ -316,6 +354,10 @@ def check_files(config: Config) -> None:
     openings = config.tournament.openings
     if openings is not None and not openings.is_file():
         raise ConfigError(f"{config.path}: [tournament] openings: no such file {str(openings)!r}")
+    for key in ("tls_ca_file", "tls_cert", "tls_key"):
+        path = getattr(config.tournament, key)
+        if path is not None and not path.is_file():
+            raise ConfigError(f"{config.path}: [tournament] {key}: no such file {str(path)!r}")
     tb = config.adjudication.tablebases
     if tb is not None and not tb.is_dir():
         raise ConfigError(f"{config.path}: [adjudication] tablebases: no such folder {str(tb)!r}")

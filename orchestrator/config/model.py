@@ -20,6 +20,40 @@ class ConfigError(OrchestratorError, ValueError):
     """A mistake in a config file; the message names the file and the key or engine."""
 
 
+EXECUTOR_FORMS = '"local", "processes", "dask://HOST:PORT" or "tls://HOST:PORT"'
+
+
+def dask_address(executor: str) -> str | None:
+    """The Dask scheduler address an `executor` setting names; None for "local" and
+    "processes" (no scheduler to connect to); ValueError when it is none of the forms.
+
+    >>> dask_address("dask://10.0.0.5:8786"), dask_address("tls://sched.lan:8786")
+    ('tcp://10.0.0.5:8786', 'tls://sched.lan:8786')
+    >>> dask_address("local") is None, dask_address("processes") is None
+    (True, True)
+    >>> dask_address("dask://nowhere")
+    Traceback (most recent call last):
+    ...
+    ValueError: must be "local", "processes", "dask://HOST:PORT" or "tls://HOST:PORT"
+    """
+    if executor in ("local", "processes"):
+        return None
+    scheme, sep, rest = executor.partition("://")
+    host, colon, port = rest.rpartition(":")
+    valid = (
+        sep
+        and scheme in ("dask", "tls")
+        and colon
+        and host.strip("[]")
+        and not any(c.isspace() or c in "/?#@" for c in host)
+        and port.isdigit()
+        and 0 < int(port) < 65536
+    )
+    if not valid:
+        raise ValueError(f"must be {EXECUTOR_FORMS}")
+    return f"{'tcp' if scheme == 'dask' else 'tls'}://{host}:{port}"
+
+
 @dataclass(frozen=True)
 class EngineConfig:
     name: str
@@ -31,6 +65,8 @@ class EngineConfig:
     startup_timeout: float = 10.0  # seconds to start and finish the handshake
     move_grace_ms: int = 1000  # extra wait past the clock before a stalled engine is killed
     reuse: bool = False  # keep the process between this engine's games
+    #: worker resources a game host must have to run this engine (Dask executors)
+    requires: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -57,6 +93,12 @@ class TournamentConfig:
     withdrawn_games: str = "forfeit"  # a withdrawn engine's unplayed games: forfeit | cancel
     live_dir: Path | None = None  # TCEC's live files are written here; None: not at all
     pgn_comments: str = "cutechess"  # the per-move PGN comments: cutechess | tcec
+    #: where games run: "local" (in the daemon), "processes" (a local Dask cluster),
+    #: "dask://HOST:PORT" or "tls://HOST:PORT" (an existing Dask scheduler)
+    executor: str = "local"
+    tls_ca_file: Path | None = None  # tls:// executors: the certificates Dask's TLS uses
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +107,12 @@ class Config:
     tournament: TournamentConfig
     adjudication: Adjudication
     engines: tuple[EngineConfig, ...]
+
+    @property
+    def remote(self) -> bool:
+        """Whether games run on game hosts of an existing Dask scheduler (engine commands
+        then resolve there, not on this machine)."""
+        return dask_address(self.tournament.executor) is not None
 
     def engine(self, name: str) -> EngineConfig:
         for e in self.engines:

@@ -101,6 +101,7 @@ class GameRecord:
     fault: Fault | None = None
     eco: str | None = None  # the opening's, when its suite names them
     variation: str | None = None
+    host: str | None = None  # the game host (Dask worker) it ran on; None: in the daemon
 
     @property
     def plies(self) -> int:

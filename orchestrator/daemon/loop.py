@@ -29,14 +29,14 @@ from orchestrator.core.standings import standings
 from orchestrator.daemon.outputs import LiveFiles, PgnFiles, remove_leftovers, write_standings
 from orchestrator.daemon.system import notify, own_children, sweep_orphans, watchdog_interval
 from orchestrator.engines.adapter import DaemonFault
-from orchestrator.engines.pool import EnginePool
 from orchestrator.event import controls
 from orchestrator.event.export import slug
 from orchestrator.event.live import live_headers
 from orchestrator.event.open import OpenEvent
 from orchestrator.event.read import STRIKES, view_of
 from orchestrator.event.state import OpeningChoice, new_games, tournament
-from orchestrator.game.game import GameSpec, play_game
+from orchestrator.executor import HostFault, make_executor
+from orchestrator.game.game import GameSpec
 from orchestrator.game.pgn import CommentStyle, to_pgn
 from orchestrator.store.database import GameRow, RoundRow, Store
 
@@ -66,7 +66,7 @@ class Daemon:
         )
         self.drain = drain
         self.stopping = asyncio.Event()
-        self.pool = EnginePool()
+        self.executor = make_executor(config)
         self.paused = False
         self.backoff_until = 0.0  # after a fault of the daemon's own, no game starts till then
         self.folder = config.tournament.pgn_dir / slug(config.tournament.name)
@@ -114,19 +114,34 @@ class Daemon:
             aborted_games=aborted,
             paused=self.paused,
         )
-        notify("READY=1")
         every = watchdog_interval()
         background = [asyncio.create_task(self._heartbeat())]
         if every:
             background.append(asyncio.create_task(self._watchdog(every)))
         try:
-            await self._rounds()
+            if await self._start_executor():
+                notify("READY=1")
+                await self._rounds()
         finally:
             for task in background:
                 task.cancel()
             await asyncio.gather(*background, return_exceptions=True)
-            await self.pool.close()
+            await self.executor.close()
             await self._sweep()
+
+    async def _start_executor(self) -> bool:
+        """Start where games run (a local Dask cluster takes a few seconds); False when a
+        stop came first."""
+        starting = asyncio.create_task(self.executor.start())
+        stop = asyncio.create_task(self.stopping.wait())
+        await asyncio.wait({starting, stop}, return_when=asyncio.FIRST_COMPLETED)
+        stop.cancel()
+        if not starting.done():
+            starting.cancel()
+            await asyncio.gather(starting, return_exceptions=True)
+            return False
+        starting.result()
+        return True
 
     async def _heartbeat(self) -> None:
         """The daemon is alive: `status` and the web view read it (every HEARTBEAT_S)."""
@@ -349,6 +364,7 @@ class Daemon:
             "black": game.black,
         }
         try:
+            await self.executor.ready()  # the scheduler is reachable: the game can be handed over
             # shielded: once asked for, the attempt is stored even if the game is cancelled
             # meanwhile, and aborted below like any other
             attempt = await asyncio.shield(self.store.start_attempt(game.id))
@@ -365,6 +381,22 @@ class Daemon:
             await self.store.abort_game(game.id)
             self.backoff_until = time.monotonic() + BACKOFF_S
             log.error("daemon_fault", **context, error=str(fault), retry_in_s=BACKOFF_S)
+            return
+        except HostFault as fault:  # the game host's, not the engines': play it again
+            if self.live:
+                self.live.finish(game.id)
+            await self.store.abort_game(game.id)
+            if fault.lost:
+                log.warning("worker_lost", **context, host=fault.host, detail=fault.detail)
+            else:  # an error on the host (orchestrator missing there, ...): not at once
+                self.backoff_until = time.monotonic() + BACKOFF_S
+                log.error(
+                    "game_host_failed",
+                    **context,
+                    host=fault.host,
+                    error=fault.detail,
+                    retry_in_s=BACKOFF_S,
+                )
             return
         pgn = to_pgn(
             record,
@@ -434,7 +466,12 @@ class Daemon:
                     last=move.san,
                 )
 
-        return await play_game(spec, pool=self.pool, on_move=on_move)
+        async def on_start(host: str) -> None:
+            await self.store.attempt_host(attempt, host)
+            log.info("game_placed", **context, attempt=attempt, host=host)
+
+        key = f"game-{slug(self.name)}-{game.id}-{attempt}"
+        return await self.executor.play(spec, key=key, on_move=on_move, on_start=on_start)
 
     async def _sweep(self) -> None:
         """End the processes that escaped a finished game's engines (`setsid`)."""
@@ -449,6 +486,8 @@ class Daemon:
         return earlier + game.number, per_round * self.event.settings.rounds
 
     def _log_finished(self, record: GameRecord, context: dict[str, object]) -> None:
+        if record.host is not None:
+            context = {**context, "host": record.host}
         if record.fault is not None:
             log.warning(
                 "engine_fault",

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from orchestrator.engines.adapter import ENGINE_PIDS, die_with_parent
+from orchestrator.executor import HELPER_PIDS
 
 
 def notify(message: str) -> None:
@@ -42,8 +43,9 @@ WEB_PIDS: set[int] = set()
 
 
 def own_children() -> frozenset[int]:
-    """The children this process started itself and reaps itself: engines, web processes."""
-    return frozenset(ENGINE_PIDS | WEB_PIDS)
+    """The children this process started itself and reaps itself: engines, web processes,
+    the scheduler and workers of a local Dask cluster."""
+    return frozenset(ENGINE_PIDS | WEB_PIDS | HELPER_PIDS)
 
 
 class WebProcess:

@@ -335,6 +335,7 @@ async def _record_so_far(
         opening=game.opening.name if game.opening else None,
         eco=game.opening.eco if game.opening else None,
         variation=game.opening.variation if game.opening else None,
+        host=next((a.host for a in attempts if a.id == attempt), None),
     )
     return record, attempt
 

@@ -212,6 +212,7 @@ def round_json(view: EventView, r: RoundRow) -> dict[str, Any]:
     [('D', 'C', 'finished'), ('B', 'A', 'pending'), ('C', 'D', 'pending'), ('A', 'B', 'pending')]
     """
     voided: dict[int, list[dict[str, Any]]] = {}
+    hosts = {a.game: a.host for a in view.attempts if a.status == "running" and a.host}
     for a in view.attempts:
         if a.voided_at is not None:
             entry = {"attempt": a.id, "voided_at": a.voided_at, "reason": a.void_reason}
@@ -235,6 +236,7 @@ def round_json(view: EventView, r: RoundRow) -> dict[str, Any]:
                 "opening": g.opening.name if g.opening else None,
                 "forfeit": g.forfeit,
                 "voided": voided.get(g.id, []),
+                "host": g.host or hosts.get(g.id),
             }
             for g in r.games
         ],

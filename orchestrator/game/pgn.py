@@ -84,6 +84,8 @@ def to_pgn(
     seconds = max(0, round((record.ended_at - record.started_at).total_seconds()))
     h["GameDuration"] = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
     h["WhiteTimeControl"] = h["BlackTimeControl"] = record.time_control
+    if record.host:
+        h["GameHost"] = record.host
     if record.opening:
         h["Opening"] = record.opening
     if record.variation:

@@ -76,6 +76,7 @@ class GameRow:
     pgn: str | None
     forfeit: bool
     details: str | None  # PGN TerminationDetails: a director's decision
+    host: str | None  # the game host it ran on (None: in the daemon)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,7 @@ class AttemptRow:
     ended_at: str | None
     voided_at: str | None
     void_reason: str | None
+    host: str | None  # the game host it ran on, once it started there
 
 
 @dataclass(frozen=True)
@@ -428,7 +430,8 @@ class Store:
         async with self.transaction():
             await self.db.execute(
                 "UPDATE games SET status = 'finished', result = ?, termination = ?, reason = ?, "
-                "plies = ?, started_at = ?, ended_at = ?, fault = ?, pgn = ? WHERE id = ?",
+                "plies = ?, started_at = ?, ended_at = ?, fault = ?, pgn = ?, host = ? "
+                "WHERE id = ?",
                 (
                     record.result,
                     record.termination,
@@ -438,6 +441,7 @@ class Store:
                     record.ended_at.isoformat(timespec="milliseconds"),
                     _fault_json(record.fault),
                     pgn,
+                    record.host,
                     game,
                 ),
             )
@@ -445,6 +449,11 @@ class Store:
                 "UPDATE attempts SET status = 'finished', ended_at = ? WHERE id = ?",
                 (now(), attempt),
             )
+
+    async def attempt_host(self, attempt: int, host: str) -> None:
+        """The game host an attempt runs on, once it has started there."""
+        async with self.transaction():
+            await self.db.execute("UPDATE attempts SET host = ? WHERE id = ?", (host, attempt))
 
     async def abort_game(self, game: int) -> None:
         """The running attempt at `game`, if any, is aborted; the game is to play again."""

@@ -117,6 +117,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE moves ADD COLUMN tbhits INTEGER;
     ALTER TABLE moves ADD COLUMN hashfull INTEGER; -- permille
     """,
+    # 5: games on several machines: the game host (Dask worker) of each attempt and game
+    """
+    ALTER TABLE attempts ADD COLUMN host TEXT;
+    ALTER TABLE games ADD COLUMN host TEXT;
+    """,
 ]
 
 VERSION = len(MIGRATIONS)

@@ -1,0 +1,48 @@
+"""Where games run (`executor` in [tournament]): in the daemon, or on Dask workers.
+
+- `local`: in the daemon's own process (`LocalExecutor`);
+- `processes`: a Dask cluster of this machine that the daemon starts (`LocalProcesses`);
+- `dask://HOST:PORT`, `tls://HOST:PORT`: the workers of an existing scheduler
+  (`DaskExecutor`), the game hosts.
+
+The daemon stays the only writer of the database, the pairing authority and the round
+barrier whatever runs its games.
+"""
+
+from __future__ import annotations
+
+from orchestrator.config.model import Config, dask_address
+from orchestrator.executor.base import Executor, HostFault, OnStart
+from orchestrator.executor.cluster import DaskExecutor, security
+from orchestrator.executor.local import LocalExecutor
+from orchestrator.executor.processes import HELPER_PIDS, LocalProcesses
+
+
+def make_executor(config: Config) -> Executor:
+    """The executor `config` asks for (not started yet).
+
+    >>> from pathlib import Path
+    >>> from orchestrator.event.sample import sample_config
+    >>> make_executor(sample_config(Path("/tmp"))).label
+    'local'
+    """
+    section = config.tournament
+    address = dask_address(section.executor)
+    if address is not None:
+        return DaskExecutor(address, section.executor, security(config))
+    if section.executor == "processes":
+        log_file = section.database.with_name(section.database.name + ".dask.log")
+        return LocalProcesses(section.concurrency, log_file)
+    return LocalExecutor()
+
+
+__all__ = [
+    "HELPER_PIDS",
+    "DaskExecutor",
+    "Executor",
+    "HostFault",
+    "LocalExecutor",
+    "LocalProcesses",
+    "OnStart",
+    "make_executor",
+]

@@ -1,0 +1,123 @@
+"""The "processes" executor: a Dask cluster of this machine, started and owned by the daemon.
+
+It is started with Dask's own command line, exactly as on game hosts (`dask scheduler`,
+`dask worker`), so that one code path serves both.  The scheduler listens on 127.0.0.1
+only, and every process gets the parent-death signal: when the daemon dies, even by
+SIGKILL, the kernel ends the scheduler and the workers, and with them the engines.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from orchestrator.engines.adapter import die_with_parent
+from orchestrator.executor.cluster import DaskExecutor
+
+log = structlog.get_logger()
+
+START_S = 60.0  # how long the scheduler and its workers may take to come up
+STOP_S = 5.0
+
+#: the scheduler and worker processes this daemon started: its own children, never swept
+HELPER_PIDS: set[int] = set()
+
+
+def dask_command(*args: str) -> list[str]:
+    """Dask's command line (`dask ...`), run by this Python.
+
+    >>> dask_command("worker", "--nthreads", "1")[1:]
+    ['-m', 'dask', 'worker', '--nthreads', '1']
+    """
+    return [sys.executable, "-m", "dask", *args]
+
+
+class LocalProcesses(DaskExecutor):
+    """`slots` workers of one game each, beside a scheduler on 127.0.0.1."""
+
+    def __init__(self, slots: int, log_file: Path) -> None:
+        super().__init__("", "processes")
+        self.slots = slots
+        self.log_file = log_file
+        self.folder = Path(tempfile.mkdtemp(prefix="orchestrator-dask-"))
+        self.processes: list[subprocess.Popen[bytes]] = []
+
+    def _spawn(self, *args: str) -> None:
+        with self.log_file.open("ab") as out:
+            process = subprocess.Popen(
+                dask_command(*args),
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                preexec_fn=die_with_parent,  # noqa: PLW1509 - the death signal must be set there
+                cwd=self.folder,
+            )
+        HELPER_PIDS.add(process.pid)
+        self.processes.append(process)
+
+    async def start(self) -> None:
+        scheduler_file = self.folder / "scheduler.json"
+        self._spawn(
+            "scheduler",
+            "--host", "127.0.0.1",
+            "--port", "0",
+            "--no-dashboard",
+            "--scheduler-file", str(scheduler_file),
+        )  # fmt: skip
+        host = socket.gethostname()
+        for slot in range(1, self.slots + 1):
+            self._spawn(
+                "worker",
+                "--scheduler-file", str(scheduler_file),
+                "--host", "127.0.0.1",
+                "--nthreads", "1",
+                "--resources", "game=1",
+                "--no-nanny",
+                "--no-dashboard",
+                "--name", f"{host}/slot-{slot}",
+            )  # fmt: skip
+        deadline = asyncio.get_running_loop().time() + START_S
+        while not scheduler_file.is_file() or not scheduler_file.stat().st_size:
+            if asyncio.get_running_loop().time() > deadline or self.processes[0].poll() is not None:
+                raise OSError(f"the local Dask scheduler did not start (see {self.log_file})")
+            await asyncio.sleep(0.1)
+        self.address = json.loads(scheduler_file.read_text())["address"]
+        await super().start()
+        assert self.client is not None
+        try:
+            client: Any = self.client
+            await client.wait_for_workers(self.slots, timeout=START_S)
+        except TimeoutError:
+            raise OSError(f"the local Dask workers did not start (see {self.log_file})") from None
+        log.info(
+            "executor_started", executor="processes", scheduler=self.address, workers=self.slots
+        )
+
+    async def close(self) -> None:
+        try:
+            await super().close()
+        finally:
+            await asyncio.to_thread(self._stop)
+
+    def _stop(self) -> None:
+        for process in reversed(self.processes):  # the workers first, the scheduler last
+            with contextlib.suppress(ProcessLookupError):
+                process.terminate()
+        for process in self.processes:
+            try:
+                process.wait(timeout=STOP_S)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+            HELPER_PIDS.discard(process.pid)
+        shutil.rmtree(self.folder, ignore_errors=True)

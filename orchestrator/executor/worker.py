@@ -1,0 +1,119 @@
+"""What runs on a game host (a Dask worker): one game, or one engine's check.
+
+A game runs in the worker's task thread, on an event loop of its own: both engines start
+there and their clocks are kept there, next to the engines' pipes, so no network lag is ever
+charged to an engine.  Each move is sent to the daemon as it is played with Dask's structured
+events (`Worker.log_event`, which never waits for the network), and the whole `GameRecord` is
+the task's result.  The task watches its own key: once the daemon no longer wants the game
+(it aborted the attempt, lost the scheduler, or died), the game is cancelled and its engines
+are killed at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import uuid
+from typing import Any
+
+import chess
+from distributed import get_worker
+from distributed.worker import Worker
+
+from orchestrator.config.model import Config, ConfigError, EngineConfig
+from orchestrator.core.gamerecord import Cp, GameRecord, Mate, MoveRecord
+from orchestrator.engines.probe import probe
+from orchestrator.game.game import GameSpec, play_game
+
+#: how often a game checks that the daemon still wants it (seconds)
+WATCH_S = 0.25
+#: the task states in which a worker still runs a task for a client that wants it
+WANTED = frozenset({"executing", "long-running"})
+
+
+def move_to_wire(move: MoveRecord) -> dict[str, Any]:
+    """A move as msgpack can carry it (Dask's events are msgpack).
+
+    >>> wire = move_to_wire(MoveRecord("e2e4", "e4", score=Mate(-3), pv=("e2e4", "e7e5")))
+    >>> wire["score"], wire["pv"]
+    (['mate', -3], ['e2e4', 'e7e5'])
+    >>> move_from_wire(wire) == MoveRecord("e2e4", "e4", score=Mate(-3), pv=("e2e4", "e7e5"))
+    True
+    """
+    plain = {f.name: getattr(move, f.name) for f in dataclasses.fields(move)}
+    score = move.score
+    if score is not None:
+        mate = score.mate()
+        plain["score"] = ["mate", mate] if mate is not None else ["cp", score.score()]
+    plain["pv"] = list(move.pv)
+    return plain
+
+
+def move_from_wire(plain: dict[str, Any]) -> MoveRecord:
+    """The `MoveRecord` of `move_to_wire` (see there)."""
+    fields = dict(plain)
+    score = fields.get("score")
+    if score is not None:
+        kind, value = score
+        fields["score"] = Mate(value) if kind == "mate" else Cp(value)
+    fields["pv"] = tuple(fields.get("pv") or ())
+    return MoveRecord(**fields)
+
+
+def host_name(worker: Worker) -> str:
+    """The name a game host goes by: its `dask worker --name`, or its address."""
+    return str(worker.name)
+
+
+class NotWanted(Exception):
+    """The daemon no longer wants a game that was running here: it was cancelled."""
+
+
+def _wanted(worker: Worker, key: Any) -> bool:
+    task = worker.state.tasks.get(key)
+    return task is not None and task.state in WANTED
+
+
+def run_game(spec: GameSpec, topic: str) -> GameRecord:
+    """Play `spec` on this worker; its events go to `topic` (a Dask task, see the module)."""
+    worker = get_worker()
+    key = worker.get_current_task()
+    host = host_name(worker)
+    run = uuid.uuid4().hex  # a rerun of this task by Dask is told apart from this one
+    worker.log_event(topic, {"kind": "start", "run": run, "host": host, "at": worker.address})
+
+    async def on_move(move: MoveRecord, board: chess.Board) -> None:
+        ply = len(board.move_stack)
+        worker.log_event(
+            topic, {"kind": "move", "run": run, "ply": ply, "move": move_to_wire(move)}
+        )
+
+    async def main() -> GameRecord:
+        game = asyncio.create_task(play_game(spec, on_move=on_move))
+        while True:
+            done, _ = await asyncio.wait({game}, timeout=WATCH_S)
+            if done:
+                return game.result()
+            if not _wanted(worker, key):  # aborted, or its daemon is gone: engines die now
+                game.cancel()
+                await asyncio.gather(game, return_exceptions=True)
+                raise NotWanted(f"{key} is no longer wanted")
+
+    record = asyncio.run(main())
+    return dataclasses.replace(record, host=host)
+
+
+def check_engine(config: Config, engine: EngineConfig, fen_reason: str | None) -> str:
+    """Start, configure and close `engine` on this worker (`orchestrator check`); the name
+    of the host.  A `ConfigError` naming the engine (and the host) when it cannot start."""
+    host = host_name(get_worker())
+
+    async def main() -> None:
+        try:
+            started = await probe(config, engine, fen_reason)
+        except ConfigError as exc:
+            raise ConfigError(f"{exc} (on game host {host})") from None
+        await started.close()
+
+    asyncio.run(main())
+    return host
