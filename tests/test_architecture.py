@@ -48,7 +48,7 @@ ALL = imports()
 
 def test_the_walk_sees_the_package() -> None:
     layers = {own for _, own, _ in ALL}
-    assert {"core", "store", "event", "daemon", "web", "cli", "game", "engines"} <= layers
+    assert {"core", "store", "event", "daemon", "web", "cli", "game", "engines", "executor"} <= layers
     assert len(ALL) > 100
 
 
@@ -66,6 +66,15 @@ def test_lower_layers_import_only_below(importer: str, allowed: set[str]) -> Non
         if own == importer and layer(name) not in allowed
     ]
     assert not wrong
+
+
+def test_only_the_daemon_and_the_cli_know_where_games_run() -> None:
+    """`executor/` (local, Dask) sits under the daemon: the event model and the web view
+    never depend on it, and it depends on nothing above the game and the engines."""
+    users = {own for _, own, name in ALL if layer(name) == "executor"}
+    assert users <= {"executor", "daemon", "cli"}, users
+    below = {layer(name) for _, own, name in ALL if own == "executor"}
+    assert below <= {"executor", "core", "config", "engines", "game"}, below
 
 
 @pytest.mark.parametrize("importer", ["web", "event"])

@@ -38,7 +38,7 @@ from orchestrator.game.game import GameSpec, OnMove
 
 log = structlog.get_logger()
 
-CONNECT_S = 10.0  # how long one try to reach the scheduler may take
+CONNECT_S = 5.0  # how long one try to reach the scheduler may take
 RETRY_S = 5.0  # between tries while the scheduler is unreachable
 WORKERS_S = 1.0  # how often the list of connected workers is read
 CANCEL_S = 5.0  # how long cancelling a task may take before it is left to the scheduler
