@@ -48,7 +48,17 @@ ALL = imports()
 
 def test_the_walk_sees_the_package() -> None:
     layers = {own for _, own, _ in ALL}
-    assert {"core", "store", "event", "daemon", "web", "cli", "game", "engines", "executor"} <= layers
+    assert {
+        "core",
+        "store",
+        "event",
+        "daemon",
+        "web",
+        "cli",
+        "game",
+        "engines",
+        "executor",
+    } <= layers
     assert len(ALL) > 100
 
 

@@ -68,17 +68,22 @@ class Cluster:
             time.sleep(0.5)
         raise AssertionError(f"workers {self.connected()} are not {names}")
 
+    def use_tls(self, ca: Path, cert: Path, key: Path) -> None:
+        self.address = f"tls://127.0.0.1:{self.port}"
+        self.tls = ["--tls-ca-file", str(ca), "--tls-cert", str(cert), "--tls-key", str(key)]
+
     def connected(self) -> set[str]:
         script = (
             "import sys, json; from distributed import Client\n"
-            "with Client(sys.argv[1], timeout=10, security=None) as c:\n"
+            "from distributed.security import Security\n"
+            "tls = Security(tls_ca_file=sys.argv[2], tls_client_cert=sys.argv[3],"
+            " tls_client_key=sys.argv[4], require_encryption=True) if sys.argv[2:] else None\n"
+            "with Client(sys.argv[1], timeout=10, security=tls) as c:\n"
             "    print(json.dumps([w['name'] for w in c.scheduler_info(n_workers=-1)"
             "['workers'].values()]))"
         )
-        if self.tls:
-            return set(self.processes) - {"scheduler"}  # the log is enough here
         out = subprocess.run(
-            [sys.executable, "-c", script, self.address],
+            [sys.executable, "-c", script, self.address, *self.tls[1::2]],
             capture_output=True,
             text=True,
             timeout=60,
@@ -365,3 +370,154 @@ def test_the_daemon_waits_for_an_unreachable_scheduler(tmp_path: Path) -> None:
     assert events.count("scheduler_reconnected") == 1
     assert events.count("game_finished") == 2
     assert (folder / "event.sqlite").is_file()
+
+
+def certificates(folder: Path) -> tuple[Path, Path, Path]:
+    """A certificate authority, and a certificate for 127.0.0.1 signed by it (openssl)."""
+    ca, ca_key = folder / "ca.pem", folder / "ca.key"
+    cert, key, request = folder / "cert.pem", folder / "key.pem", folder / "cert.csr"
+    san = folder / "san.cnf"
+    san.write_text("subjectAltName=IP:127.0.0.1\n")
+    for command in (
+        ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ca_key, "-out", ca,
+         "-days", "2", "-subj", "/CN=orchestrator test CA"],
+        ["req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", request,
+         "-subj", "/CN=127.0.0.1"],
+        ["x509", "-req", "-in", request, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial",
+         "-out", cert, "-days", "2", "-extfile", san],
+    ):  # fmt: skip
+        subprocess.run(["openssl", *map(str, command)], check=True, capture_output=True)
+    return ca, cert, key
+
+
+def test_games_run_over_tls(cluster: Cluster, tmp_path: Path) -> None:
+    ca, cert, key = certificates(tmp_path)
+    cluster.use_tls(ca, cert, key)
+    cluster.scheduler()
+    cluster.worker("host-a")
+    cluster.wait_for({"host-a"})
+    folder = tmp_path / "event"
+    folder.mkdir()
+    config = event_config(
+        folder,
+        players=PLAYERS[:2],
+        rounds=1,
+        extra=f'executor = "{cluster.address}"\n'
+        f'tls_ca_file = "{ca}"\ntls_cert = "{cert}"\ntls_key = "{key}"',
+    )
+    out = run_daemon(config)
+    assert out.returncode == 0, out.stderr + out.stdout[-3000:]
+    assert [h for _, _, h in hosts(folder / "event.sqlite")] == ["host-a", "host-a"]
+    # without the certificates the scheduler is not reachable at all
+    plain = cluster.address.replace("tls://", "dask://")
+    config.write_text(
+        config.read_text()
+        .replace(f'executor = "{cluster.address}"', f'executor = "{plain}"')
+        .replace(f'tls_ca_file = "{ca}"\ntls_cert = "{cert}"\ntls_key = "{key}"', "")
+    )
+    checked = CliRunner().invoke(app, ["check", str(config)])
+    assert checked.exit_code == 1
+    assert f"cannot reach {plain.replace('dask://', 'tcp://')}" in checked.stderr
+
+
+def start_daemon(config: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "orchestrator", "run", str(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=config.parent,
+    )
+
+
+def wait_for_moves(db: Path, daemon: subprocess.Popen[str]) -> None:
+    """Until some running attempt has moves on a game host."""
+    deadline = time.monotonic() + UP_S
+    sql = (
+        "SELECT COUNT(*) FROM attempts a JOIN moves m ON m.attempt = a.id "
+        "WHERE a.status = 'running' AND a.host IS NOT NULL"
+    )
+    while time.monotonic() < deadline:
+        assert daemon.poll() is None, daemon.communicate()
+        if query(db, sql) not in ([], [(0,)]):
+            return
+        time.sleep(0.05)
+    raise AssertionError("no moves")
+
+
+def played_once(db: Path, games: int) -> None:
+    """Every game finished once, from one attempt, with each of its moves stored once."""
+    assert query(
+        db, "SELECT COUNT(*), COUNT(DISTINCT game) FROM attempts WHERE status = 'finished'"
+    ) == [(games, games)]
+    finished = query(
+        db,
+        "SELECT g.plies, COUNT(m.ply), COUNT(DISTINCT m.ply) FROM games g "
+        "JOIN attempts a ON a.game = g.id AND a.status = 'finished' "
+        "LEFT JOIN moves m ON m.attempt = a.id GROUP BY g.id",
+    )
+    assert len(finished) == games
+    assert all(plies == count == distinct for plies, count, distinct in finished)
+
+
+def test_kill_nine_of_the_daemon_leaves_no_game_running_on_a_worker(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    two_workers(cluster)
+    folder = tmp_path / "event"
+    folder.mkdir()
+    executor = cluster.address.replace("tcp://", "dask://")
+    config = event_config(
+        folder, players=PLAYERS[:4], rounds=2, delay_ms=100, extra=f'executor = "{executor}"'
+    )
+    db = folder / "event.sqlite"
+    daemon = start_daemon(config)
+    try:
+        wait_for_moves(db, daemon)
+        assert engines_alive(str(folder))
+        daemon.kill()
+        daemon.wait()
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.communicate()
+    deadline = time.monotonic() + 15
+    while engines_alive(str(folder)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert engines_alive(str(folder)) == []  # the scheduler saw the daemon go
+    out = run_daemon(config)  # and the event resumes as after any kill -9
+    assert out.returncode == 0, out.stderr + out.stdout[-3000:]
+    played_once(db, 8)
+    assert len(query(db, "SELECT id FROM attempts WHERE status = 'aborted'")) >= 1
+
+
+def test_a_scheduler_lost_mid_event_is_waited_for(cluster: Cluster, tmp_path: Path) -> None:
+    two_workers(cluster)
+    folder = tmp_path / "event"
+    folder.mkdir()
+    executor = cluster.address.replace("tcp://", "dask://")
+    config = event_config(
+        folder, players=PLAYERS[:4], rounds=2, delay_ms=100, extra=f'executor = "{executor}"'
+    )
+    db = folder / "event.sqlite"
+    daemon = start_daemon(config)
+    try:
+        wait_for_moves(db, daemon)
+        for name in ("scheduler", "host-a", "host-b"):  # the scheduler's machine goes down
+            cluster.kill(name)
+        time.sleep(CONNECT_S + 3)
+        assert daemon.poll() is None
+        assert engines_alive(str(folder)) == []
+        cluster.scheduler()  # and comes back, with its workers
+        cluster.worker("host-a")
+        cluster.worker("host-b")
+        out, err = daemon.communicate(timeout=240)
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.communicate()
+    assert daemon.returncode == 0, err + out[-3000:]
+    events = [e["event"] for e in log_events(out)]
+    assert events.count("scheduler_unreachable") == 1, events
+    assert events.count("scheduler_reconnected") == 1
+    played_once(db, 8)

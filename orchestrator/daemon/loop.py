@@ -386,7 +386,9 @@ class Daemon:
             if self.live:
                 self.live.finish(game.id)
             await self.store.abort_game(game.id)
-            if fault.lost:
+            if fault.scheduler:  # `scheduler_unreachable` says why, once
+                log.info("game_aborted", **context, host=fault.host, reason=fault.detail)
+            elif fault.lost:
                 log.warning("worker_lost", **context, host=fault.host, detail=fault.detail)
             else:  # an error on the host (orchestrator missing there, ...): not at once
                 self.backoff_until = time.monotonic() + BACKOFF_S

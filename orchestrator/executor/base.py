@@ -17,11 +17,14 @@ class HostFault(Exception):
     off), the scheduler was lost, or the task failed on the host.  No engine is to blame:
     the attempt is aborted and the game played again from its opening."""
 
-    def __init__(self, host: str | None, detail: str, *, lost: bool) -> None:
+    def __init__(
+        self, host: str | None, detail: str, *, lost: bool, scheduler: bool = False
+    ) -> None:
         super().__init__(f"{host or 'game host'}: {detail}")
         self.host = host
         self.detail = detail
         self.lost = lost  # the host or the scheduler went away (not an error on the host)
+        self.scheduler = scheduler  # the scheduler went away, not (only) the host
 
 
 class Executor(Protocol):

@@ -120,6 +120,7 @@ class DaskExecutor:
         async with self._connecting:
             while not self._connected():
                 if self.client is not None:
+                    self._outage("the connection to the scheduler was lost")
                     if self.client.status == "connecting":  # Dask's own reconnection
                         await asyncio.sleep(0.5)
                         continue
@@ -296,13 +297,14 @@ class _Follow:
         try:
             return cast(GameRecord, await self.future)
         except FutureCancelledError as exc:
-            raise HostFault(
-                self.host, f"the scheduler cancelled the game ({exc.reason})", lost=True
-            ) from None
+            detail = f"the scheduler cancelled the game ({exc.reason})"
+            lost_scheduler = exc.reason == "scheduler-connection-lost"
+            raise HostFault(self.host, detail, lost=True, scheduler=lost_scheduler) from None
         except HostFault:
             raise
         except (OSError, TimeoutError) as exc:
-            raise HostFault(self.host, f"the scheduler was lost: {exc}", lost=True) from None
+            detail = f"the scheduler was lost: {exc}"
+            raise HostFault(self.host, detail, lost=True, scheduler=True) from None
         except Exception as exc:
             if isinstance(exc, DaemonFault):  # the host's own limits: as in the daemon
                 raise
@@ -334,7 +336,7 @@ class _Follow:
     def _check_host(self) -> None:
         executor = self.executor
         if executor.client is None or executor.client.status != "running":
-            raise HostFault(self.host, "the scheduler was lost", lost=True)
+            raise HostFault(self.host, "the scheduler was lost", lost=True, scheduler=True)
         if self.address is not None:
             fresh = executor.workers_read > self.started + WORKERS_S
             if fresh and self.address not in executor.workers:
