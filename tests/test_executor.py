@@ -3,6 +3,7 @@ with `dask scheduler` and `dask worker` exactly as the README says."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import signal
@@ -15,11 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from aiohttp.test_utils import TestClient, TestServer
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
 from orchestrator.config.load import load
 from orchestrator.executor.cluster import CONNECT_S
+from orchestrator.web.app import make_app
 from tests.conftest import free_port
 from tests.test_daemon import engines_alive, event_config, run_daemon, stored_games
 
@@ -144,6 +147,16 @@ def outcome(db: Path) -> list[tuple[Any, ...]]:
     return [g[:7] for g in stored_games(db)]
 
 
+async def web_view(db: Path, *paths: str) -> list[str]:
+    async with TestClient(TestServer(make_app(db))) as client:
+        pages = []
+        for path in paths:
+            response = await client.get(path)
+            assert response.status == 200, path
+            pages.append(await response.text())
+        return pages
+
+
 def log_events(out: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
@@ -179,6 +192,10 @@ def test_a_swiss_on_two_workers_equals_the_same_swiss_played_locally(
             }
             placed = [e for e in log_events(out.stdout) if e["event"] == "game_placed"]
             assert len(placed) == 18 and {e["host"] for e in placed} == {"host-a", "host-b"}
+            first = played[0][2]
+            page, api = asyncio.run(web_view(folder / "event.sqlite", "/games/1", "/api/games/1"))
+            assert f"played on {first}" in page and json.loads(api)["host"] == first
+            assert "<th>Host</th>" in asyncio.run(web_view(folder / "event.sqlite", "/rounds/1"))[0]
     assert results["local"] == results["dask"] == results["processes"]
 
 

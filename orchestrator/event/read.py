@@ -354,6 +354,7 @@ async def game_json(store: Store, game: GameRow) -> dict[str, Any]:
         "termination": game.termination,
         "reason": game.reason,
         "opening": game.opening.name if game.opening else None,
+        "host": await store.game_host(game.id),
         "start_fen": start_fen,
         "fen": board.fen(),
         "turn": "white" if board.turn == chess.WHITE else "black",

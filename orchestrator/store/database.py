@@ -455,6 +455,18 @@ class Store:
         async with self.transaction():
             await self.db.execute("UPDATE attempts SET host = ? WHERE id = ?", (host, attempt))
 
+    async def game_host(self, game: int) -> str | None:
+        """Where a game ran, or runs now: its host once finished, else its last attempt's."""
+        return cast(
+            str | None,
+            await self._scalar(
+                "SELECT COALESCE((SELECT host FROM games WHERE id = ?), (SELECT host FROM "
+                "attempts WHERE game = ? ORDER BY id DESC LIMIT 1))",
+                game,
+                game,
+            ),
+        )
+
     async def abort_game(self, game: int) -> None:
         """The running attempt at `game`, if any, is aborted; the game is to play again."""
         async with self.transaction():

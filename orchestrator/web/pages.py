@@ -191,18 +191,30 @@ def _voided(attempts: list[dict[str, Any]]) -> str:
     )
 
 
+def _host(host: str | None) -> str:
+    """Where a game ran, as the game page says it.
+
+    >>> _host("gpu-1"), _host(None)
+    ('played on gpu-1', '')
+    """
+    return f"played on {host}" if host else ""
+
+
 def round_page(event: str, data: dict[str, Any]) -> str:
+    hosts = any(g.get("host") for g in data["games"])  # a column only where games ran elsewhere
     rows = "".join(
         f"<tr><td>{g['number']}</td><td><a href='/games/{g['id']}'>{_e(g['white'])} - "
         f"{_e(g['black'])}</a></td><td>{_e(g['result'] or g['status'])}"
         f"{' (forfeit)' if g.get('forfeit') else ''}</td>"
-        f"<td>{_e(g['reason'])}{_voided(g.get('voided', []))}</td><td>{_e(g['opening'])}</td></tr>"
+        f"<td>{_e(g['reason'])}{_voided(g.get('voided', []))}</td><td>{_e(g['opening'])}</td>"
+        + (f"<td>{_e(g.get('host'))}</td>" if hosts else "")
+        + "</tr>"
         for g in data["games"]
     )
     bye = f"<p>BYE: {_e(data['bye'])}</p>" if data["bye"] else ""
     body = (
         f"<h1>Round {data['round']}</h1>{bye}<table><tr><th>#</th><th>Game</th><th>Result</th>"
-        f"<th>Reason</th><th>Opening</th></tr>{rows}</table>"
+        f"<th>Reason</th><th>Opening</th>{'<th>Host</th>' if hosts else ''}</tr>{rows}</table>"
     )
     return layout(f"{event}: round {data['round']}", body)
 
@@ -232,7 +244,8 @@ def game_page(event: str, game: dict[str, Any]) -> str:
         f"<h1>{_e(game['white'])} - {_e(game['black'])}</h1>"
         f"<p>Round {game['round']}.{game['number']}: <span id='status'>"
         f"{_e(game['result'] or game['status'])}</span> <span id='reason'>{_e(game['reason'])}"
-        f"</span> (<a href='/download/games/{game['id']}.pgn'>PGN</a>)</p>"
+        f"</span> <span id='host'>{_e(_host(game.get('host')))}</span>"
+        f" (<a href='/download/games/{game['id']}.pgn'>PGN</a>)</p>"
         "<div class='game'><div class='side'>"
         f"{_engine('black', game['black'])}<div id='board' class='board'></div>"
         f"{_engine('white', game['white'])}</div>"

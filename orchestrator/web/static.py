@@ -181,6 +181,7 @@ function gamePage(id) {
     const g = state.game;
     byId('status').textContent = g.result || g.status;
     byId('reason').textContent = g.reason || '';
+    byId('host').textContent = g.host ? 'played on ' + g.host : '';
     state.clocks = {white: g.last.white ? g.last.white.clock_ms : g.clock_start_ms,
       black: g.last.black ? g.last.black.clock_ms : g.clock_start_ms};
     state.since = performance.now();
