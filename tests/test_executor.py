@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from orchestrator.cli import app
 from orchestrator.config.load import load
 from orchestrator.executor.cluster import CONNECT_S
+from orchestrator.executor.worker import IDLE_S
 from orchestrator.web.app import make_app
 from tests.conftest import free_port
 from tests.test_daemon import engines_alive, event_config, run_daemon, stored_games
@@ -257,7 +258,7 @@ def test_a_worker_killed_mid_game_costs_a_replay_and_nothing_else(
         ).fetchall()
         assert all(plies == count == distinct for plies, count, distinct in finished)
     assert len(stored_games(db)) == 8
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + IDLE_S + 15  # engines kept for reuse are closed when idle
     while engines_alive(str(folder)) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert engines_alive(str(folder)) == []  # none left on any worker

@@ -1,8 +1,8 @@
 """What runs on a game host (a Dask worker): one game, or one engine's check.
 
-A game runs in the worker's task thread, on an event loop of its own: both engines start
-there and their clocks are kept there, next to the engines' pipes, so no network lag is ever
-charged to an engine.  Each move is sent to the daemon as it is played with Dask's structured
+A game runs on the worker, on an event loop of the worker process's own (`_Games`, in a
+thread beside Dask's): both engines start there and their clocks are kept there, next to the
+engines' pipes, so no network lag is ever charged to an engine.  Each move is sent to the daemon as it is played with Dask's structured
 events (`Worker.log_event`, which never waits for the network), and the whole `GameRecord` is
 the task's result.  The task watches its own key: once the daemon no longer wants the game
 (it aborted the attempt, lost the scheduler, or died), the game is cancelled and its engines
@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import threading
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import chess
@@ -22,11 +24,14 @@ from distributed.worker import Worker
 
 from orchestrator.config.model import Config, ConfigError, EngineConfig
 from orchestrator.core.gamerecord import Cp, GameRecord, Mate, MoveRecord
+from orchestrator.engines.pool import EnginePool
 from orchestrator.engines.probe import probe
-from orchestrator.game.game import GameSpec, play_game
+from orchestrator.game.game import GameSpec, OnMove, play_game
 
 #: how often a game checks that the daemon still wants it (seconds)
 WATCH_S = 0.25
+#: engines kept for their next game (`reuse = true`) are closed after this long without games
+IDLE_S = 5.0
 #: the task states in which a worker still runs a task for a client that wants it
 WANTED = frozenset({"executing", "long-running"})
 
@@ -74,6 +79,67 @@ def _wanted(worker: Worker, key: Any) -> bool:
     return task is not None and task.state in WANTED
 
 
+class _Games:
+    """This worker process's games: one event loop in a thread of its own and one engine
+    pool, kept between games, so that `reuse = true` engines stay running between their games
+    on this host as they do in the daemon.  Engines left idle for `IDLE_S` (no game here) are
+    closed, and so are all idle engines when a game is cancelled (its daemon may be gone)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(
+            target=self.loop.run_forever, name="orchestrator-games", daemon=True
+        )
+        self.thread.start()
+        self.pool = EnginePool()
+        self.running = 0
+        self.idle: asyncio.TimerHandle | None = None
+
+    def play(self, spec: GameSpec, on_move: OnMove, wanted: Callable[[], bool]) -> GameRecord:
+        """Play `spec` on the games' loop; blocks the calling (task) thread until it ends."""
+        return asyncio.run_coroutine_threadsafe(
+            self._play(spec, on_move, wanted), self.loop
+        ).result()
+
+    async def _play(
+        self, spec: GameSpec, on_move: OnMove, wanted: Callable[[], bool]
+    ) -> GameRecord:
+        self.running += 1
+        if self.idle is not None:
+            self.idle.cancel()
+        game = asyncio.create_task(play_game(spec, pool=self.pool, on_move=on_move))
+        try:
+            while True:
+                done, _ = await asyncio.wait({game}, timeout=WATCH_S)
+                if done:
+                    return game.result()
+                if not wanted():  # aborted, or its daemon is gone: engines die now
+                    game.cancel()
+                    await asyncio.gather(game, return_exceptions=True)
+                    await self.pool.close()
+                    raise NotWanted("the daemon no longer wants this game")
+        finally:
+            self.running -= 1
+            if not self.running:
+                self.idle = self.loop.call_later(IDLE_S, self._close_idle)
+
+    def _close_idle(self) -> None:
+        if not self.running:
+            self.loop.create_task(self.pool.close())
+
+
+_games: _Games | None = None
+_games_lock = threading.Lock()
+
+
+def _this_host() -> _Games:
+    global _games  # noqa: PLW0603 - one per worker process, made on its first game
+    with _games_lock:
+        if _games is None:
+            _games = _Games()
+        return _games
+
+
 def run_game(spec: GameSpec, topic: str) -> GameRecord:
     """Play `spec` on this worker; its events go to `topic` (a Dask task, see the module)."""
     worker = get_worker()
@@ -88,18 +154,7 @@ def run_game(spec: GameSpec, topic: str) -> GameRecord:
             topic, {"kind": "move", "run": run, "ply": ply, "move": move_to_wire(move)}
         )
 
-    async def main() -> GameRecord:
-        game = asyncio.create_task(play_game(spec, on_move=on_move))
-        while True:
-            done, _ = await asyncio.wait({game}, timeout=WATCH_S)
-            if done:
-                return game.result()
-            if not _wanted(worker, key):  # aborted, or its daemon is gone: engines die now
-                game.cancel()
-                await asyncio.gather(game, return_exceptions=True)
-                raise NotWanted(f"{key} is no longer wanted")
-
-    record = asyncio.run(main())
+    record = _this_host().play(spec, on_move, lambda: _wanted(worker, key))
     return dataclasses.replace(record, host=host)
 
 
