@@ -539,3 +539,24 @@ def test_a_scheduler_lost_mid_event_is_waited_for(cluster: Cluster, tmp_path: Pa
     assert events.count("scheduler_unreachable") == 1, events
     assert events.count("scheduler_reconnected") == 1
     played_once(db, 8)
+
+
+def test_a_host_that_cannot_start_an_engine_forfeits_its_games_and_is_named(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    cluster.scheduler()
+    cluster.worker("host-a")
+    cluster.wait_for({"host-a"})
+    executor = cluster.address.replace("tcp://", "dask://")
+    config = event_config(tmp_path, players=PLAYERS[:2], rounds=1, extra=f'executor = "{executor}"')
+    config.write_text(
+        config.read_text().replace(json.dumps(sys.executable), '"/nowhere/engine"', 1)
+    )
+    out = run_daemon(config)  # `run` starts no engine here: they live on the game hosts
+    assert out.returncode == 0, out.stderr + out.stdout[-3000:]
+    faults = [e for e in log_events(out.stdout) if e["event"] == "engine_fault"]
+    assert [(e["engine"], e["kind"], e["host"]) for e in faults] == [
+        ("E1", "startup", "host-a")
+    ] * 2
+    assert [h for _, _, h in hosts(tmp_path / "event.sqlite")] == ["host-a", "host-a"]
+    assert {g[4] for g in stored_games(tmp_path / "event.sqlite")} == {"1-0", "0-1"}

@@ -106,7 +106,8 @@ class DaskExecutor:
         self._watch: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        await self.ready()
+        """Connect in the background: the daemon applies controls and answers signals while
+        the scheduler is unreachable, and its games wait in `ready`."""
         self._watch = asyncio.create_task(self._read_workers())
 
     # the scheduler ----------------------------------------------------------------------
@@ -158,6 +159,7 @@ class DaskExecutor:
     async def _read_workers(self) -> None:
         """Keep `workers` current: the workers connected to the scheduler now."""
         while True:
+            await self.ready()
             client = self.client
             if client is not None and client.status == "running":
                 try:

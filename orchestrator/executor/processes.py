@@ -92,6 +92,7 @@ class LocalProcesses(DaskExecutor):
                 raise OSError(f"the local Dask scheduler did not start (see {self.log_file})")
             await asyncio.sleep(0.1)
         self.address = json.loads(scheduler_file.read_text())["address"]
+        await self.ready()
         await super().start()
         assert self.client is not None
         try:

@@ -2,11 +2,11 @@
 
 A game runs on the worker, on an event loop of the worker process's own (`_Games`, in a
 thread beside Dask's): both engines start there and their clocks are kept there, next to the
-engines' pipes, so no network lag is ever charged to an engine.  Each move is sent to the daemon as it is played with Dask's structured
-events (`Worker.log_event`, which never waits for the network), and the whole `GameRecord` is
-the task's result.  The task watches its own key: once the daemon no longer wants the game
-(it aborted the attempt, lost the scheduler, or died), the game is cancelled and its engines
-are killed at once.
+engines' pipes, so no network lag is ever charged to an engine.  Each move is sent to the
+daemon as it is played with Dask's structured events (`Worker.log_event`, which never waits
+for the network), and the whole `GameRecord` is the task's result.  The task watches its own
+key: once the daemon no longer wants the game (it aborted the attempt, lost the scheduler, or
+died), the game is cancelled and its engines are killed at once.
 """
 
 from __future__ import annotations
