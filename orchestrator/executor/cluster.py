@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections import Counter
 from typing import Any, cast
 
 import chess
@@ -53,10 +52,11 @@ def resources(white: EngineConfig, black: EngineConfig) -> dict[str, float]:
     >>> resources(gpu, gpu)
     {'game': 1.0, 'gpu': 2.0}
     """
-    need: Counter[str] = Counter({"game": 1.0})
+    need = {"game": 1.0}
     for engine in (white, black):
-        need.update(engine.requires)
-    return dict(need)
+        for name, amount in engine.requires.items():
+            need[name] = need.get(name, 0.0) + float(amount)
+    return need
 
 
 def unmet(need: dict[str, float], workers: dict[str, dict[str, Any]]) -> bool:

@@ -49,7 +49,7 @@ class LocalProcesses(DaskExecutor):
         super().__init__("", "processes")
         self.slots = slots
         self.log_file = log_file
-        self.folder = Path(tempfile.mkdtemp(prefix="orchestrator-dask-"))
+        self.folder: Path | None = None  # the scheduler file's, made by `start`
         self.processes: list[subprocess.Popen[bytes]] = []
 
     def _spawn(self, *args: str) -> None:
@@ -66,6 +66,7 @@ class LocalProcesses(DaskExecutor):
         self.processes.append(process)
 
     async def start(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="orchestrator-dask-"))
         scheduler_file = self.folder / "scheduler.json"
         self._spawn(
             "scheduler",
@@ -121,4 +122,5 @@ class LocalProcesses(DaskExecutor):
                 process.kill()
                 process.wait()
             HELPER_PIDS.discard(process.pid)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
