@@ -261,7 +261,8 @@ def test_a_worker_killed_mid_game_costs_a_replay_and_nothing_else(
     deadline = time.monotonic() + IDLE_S + 15  # engines kept for reuse are closed when idle
     while engines_alive(str(folder)) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert engines_alive(str(folder)) == []  # none left on any worker
+    left = engines_alive(str(folder))
+    assert left == [], left  # none left on any worker
 
 
 def test_a_required_resource_sends_games_only_to_the_worker_that_has_it(

@@ -317,6 +317,25 @@ async def test_cancelled_games_leave_no_process() -> None:
     assert not any(process_alive(pid) for pid in seen)
 
 
+async def test_a_game_cancelled_while_its_engines_start_leaves_none_running() -> None:
+    """White is up at once, Black takes 3 s over its handshake: a game cancelled meanwhile
+    (a director's pause --now, a game host's daemon gone) closes White too, although it is
+    neither in the game nor in the pool yet."""
+    pool = EnginePool()
+    fast = scripted("W", reuse=True)
+    task = asyncio.create_task(play_game(spec(fast, scripted("B", "--slow-start", "3")), pool=pool))
+    for _ in range(400):  # until both processes run (20 s at most)
+        if len(descendants()) >= 2:
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)  # White's handshake is done by now, Black's is not
+    assert not task.done()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not descendants()  # the pool was not closed: nothing waits there either
+
+
 async def test_a_clock_inside_the_margin_gets_its_increment_back() -> None:
     """W thinks for its whole clock plus 100 ms on its third move (the margin is 1 s, so
     that load on the machine cannot flag it), then moves at once: the increment brings its

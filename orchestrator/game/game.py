@@ -196,9 +196,16 @@ class _Game:
 
     async def _start_engines(self) -> None:
         colours = (chess.WHITE, chess.BLACK)
-        started = await asyncio.gather(
-            *(self.pool.acquire(self.config(c)) for c in colours), return_exceptions=True
-        )
+        starting = [asyncio.ensure_future(self.pool.acquire(self.config(c))) for c in colours]
+        try:
+            started = await asyncio.gather(*starting, return_exceptions=True)
+        except asyncio.CancelledError:
+            # an engine that had started before the game was cancelled is closed here: it
+            # is in neither `self.engines` nor the pool, and would outlive the game
+            for leftover in await asyncio.gather(*starting, return_exceptions=True):
+                if isinstance(leftover, Engine):
+                    await leftover.close()
+            raise
         failed: EngineFault | None = None
         for colour, item in zip(colours, started, strict=True):
             if isinstance(item, Engine):
