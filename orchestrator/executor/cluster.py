@@ -291,7 +291,7 @@ class _Follow:
         finally:
             result.cancel()
         for move in record.moves[len(self.board.move_stack) :]:  # any the events lacked
-            self.board.push_uci(move.uci)
+            self.board.push(chess.Move.from_uci(move.uci))
             await self.on_move(move, self.board)
         return record
 
@@ -332,7 +332,7 @@ class _Follow:
             and message.get("ply") == len(self.board.move_stack) + 1
         ):
             move = move_from_wire(message["move"])
-            self.board.push_uci(move.uci)
+            self.board.push(chess.Move.from_uci(move.uci))  # found legal on the host
             await self.on_move(move, self.board)
 
     def _check_host(self) -> None:
