@@ -74,6 +74,11 @@ class ScheduleOpt(StrEnum):
 class SystemOpt(StrEnum):
     swiss = "swiss"
     round_robin = "round-robin"
+    bakert = "bakert"
+    koth = "koth"
+    factored = "factored"
+    quartile = "quartile"
+    random = "random"
 
 
 @app.command()
@@ -91,7 +96,10 @@ def simulate(
     ] = None,
     fmt: Annotated[FormatOpt | None, typer.Option("--format", help="single | double")] = None,
     schedule: Annotated[ScheduleOpt | None, typer.Option(help="legs | pairs")] = None,
-    system: Annotated[SystemOpt | None, typer.Option(help="swiss | round-robin")] = None,
+    system: Annotated[
+        SystemOpt | None,
+        typer.Option(help="swiss | round-robin | bakert | koth | factored | quartile | random"),
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the random results.")] = 1,
     draw_rate: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of draws.")] = 0.6,
     table: Annotated[bool, typer.Option("--table", help="Print a readable summary.")] = False,

@@ -6,7 +6,8 @@ modules are functions over these types.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
 from orchestrator.core.errors import OrchestratorError
@@ -15,7 +16,17 @@ Result = Literal["1-0", "0-1", "1/2-1/2"]
 RESULTS: tuple[Result, ...] = ("1-0", "0-1", "1/2-1/2")
 Format = Literal["single", "double"]
 Schedule = Literal["legs", "pairs"]
-System = Literal["swiss", "round-robin"]
+System = Literal["swiss", "round-robin", "bakert", "koth", "factored", "quartile", "random"]
+#: the pairing systems, by the names engines.toml and the state JSON use
+SYSTEMS: tuple[System, ...] = (
+    "swiss",
+    "round-robin",
+    "bakert",
+    "koth",
+    "factored",
+    "quartile",
+    "random",
+)
 
 WHITE_POINTS: dict[Result, float] = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
@@ -79,6 +90,15 @@ class Round:
 
 
 @dataclass(frozen=True, slots=True)
+class Phase:
+    """`rounds` rounds paired by `system` with `options` (an event in phases)."""
+
+    rounds: int
+    system: System
+    options: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class Tournament:
     players: tuple[Player, ...]
     rounds: tuple[Round, ...] = ()
@@ -86,6 +106,26 @@ class Tournament:
     schedule: Schedule = "legs"
     system: System = "swiss"
     cycles: int = 1
+    options: Mapping[str, object] = field(default_factory=dict)  # the system's parameters
+    phases: tuple[Phase, ...] = ()  # if any: the systems in turn (after them, the last)
+
+    def system_of(self, round_number: int) -> tuple[System, Mapping[str, object]]:
+        """The system (and its options) that pairs round `round_number`.
+
+        >>> t = Tournament((), phases=(Phase(2, "swiss"), Phase(1, "koth", {"repeats": 1})))
+        >>> t.system_of(2), t.system_of(3), t.system_of(4)
+        (('swiss', {}), ('koth', {'repeats': 1}), ('koth', {'repeats': 1}))
+        >>> Tournament((), system="random", options={"seed": 3}).system_of(1)
+        ('random', {'seed': 3})
+        """
+        if not self.phases:
+            return self.system, self.options
+        start = 1
+        for phase in self.phases:
+            if round_number < start + phase.rounds:
+                return phase.system, phase.options
+            start += phase.rounds
+        return self.phases[-1].system, self.phases[-1].options
 
     @property
     def games_per_pair(self) -> int:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from orchestrator.core.model import Pairing, System, Tournament
+from collections.abc import Mapping
+
+from orchestrator.core.bakert import pair_bakert, points_option
+from orchestrator.core.model import SYSTEMS, Pairing, StateError, System, Tournament
 from orchestrator.core.roundrobin import pair_round_robin, total_rounds
 from orchestrator.core.swiss import pair_swiss
+from orchestrator.core.tsh import option, pair_factored, pair_koth, pair_quartile, pair_random
 
 
 def pair_next(tournament: Tournament) -> Pairing:
@@ -15,9 +19,67 @@ def pair_next(tournament: Tournament) -> Pairing:
     >>> [(g.white, g.black) for g in pairing.games]
     [('D', 'C'), ('B', 'A')]
     """
-    if tournament.system == "round-robin":
+    system, options = tournament.system_of(len(tournament.rounds) + 1)
+    if system == "round-robin":
+        if tournament.phases:
+            raise StateError("a round robin is a whole event, not one of its phases")
         return pair_round_robin(tournament)
-    return pair_swiss(tournament)
+    if system == "swiss":
+        return pair_swiss(tournament)
+    if system == "bakert":
+        return pair_bakert(tournament, options)
+    if system == "koth":
+        return pair_koth(tournament, options)
+    if system == "factored":
+        return pair_factored(tournament, options)
+    if system == "quartile":
+        return pair_quartile(tournament, options)
+    return pair_random(tournament, options)
+
+
+#: the `system_options` each system takes
+OPTIONS: dict[System, tuple[str, ...]] = {
+    "swiss": (),
+    "round-robin": (),
+    "bakert": ("points", "seed"),
+    "koth": ("repeats",),
+    "factored": ("factor", "repeats"),
+    "quartile": ("quartile", "repeats", "seed"),
+    "random": ("repeats", "seed"),
+}
+
+
+def check_options(system: str, options: Mapping[str, object]) -> None:
+    """A `StateError` naming the first bad system name or option.
+
+    >>> check_options("koth", {"repeats": 1})
+    >>> check_options("koth", {"factor": 2})
+    Traceback (most recent call last):
+    ...
+    orchestrator.core.model.StateError: system_options: koth takes repeats, not 'factor'
+    >>> check_options("dutch", {})
+    Traceback (most recent call last):
+    ...
+    orchestrator.core.model.StateError: unknown system 'dutch' (one of swiss, round-robin, ...)
+    """
+    if system not in OPTIONS:
+        raise StateError(f"unknown system {system!r} (one of {', '.join(SYSTEMS)})")
+    known = OPTIONS[system]
+    for key in options:
+        if key not in known:
+            takes = ", ".join(known) or "no options"
+            raise StateError(f"system_options: {system} takes {takes}, not {key!r}")
+    for key in ("repeats",):
+        if key in options:
+            option(options, key, 0)
+    if "seed" in options:
+        option(options, "seed", 0)
+    if "factor" in options:
+        option(options, "factor", 1, least=1)
+    if "quartile" in options and option(options, "quartile", 4, least=2) > 4:
+        raise StateError(f"system_options: quartile must be 2, 3 or 4, not {options['quartile']}")
+    if "points" in options:
+        points_option(options)
 
 
 def default_rounds(system: System, players: int, cycles: int = 1) -> int:

@@ -11,18 +11,54 @@ from typing import Any, cast
 
 from orchestrator.core.model import (
     RESULTS,
+    SYSTEMS,
     Game,
     Pairing,
+    Phase,
     Player,
     Result,
     Round,
     StateError,
     Tournament,
 )
+from orchestrator.core.pairing import check_options
 
 _FORMATS = ("single", "double")
 _SCHEDULES = ("legs", "pairs")
-_SYSTEMS = ("swiss", "round-robin")
+
+
+def _options(obj: dict[str, Any], where: str) -> dict[str, object]:
+    options = obj.get("system_options", {})
+    if not isinstance(options, dict):
+        raise StateError(f"{where}'system_options' must be an object, not {options!r}")
+    return options
+
+
+def _phases(data: dict[str, Any]) -> tuple[Phase, ...]:
+    """The `phases` of a state: each {rounds, system, system_options}."""
+    raw = data.get("phases")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list) or not raw:
+        raise StateError(f"'phases' must be a non-empty list, not {raw!r}")
+    phases = []
+    for i, item in enumerate(raw):
+        where = f"phases[{i}]: "
+        if not isinstance(item, dict):
+            raise StateError(f"{where}must be an object")
+        rounds = item.get("rounds")
+        if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
+            raise StateError(f"{where}'rounds' must be a positive integer, not {rounds!r}")
+        system = _choice(item, "system", SYSTEMS, "swiss")
+        if system == "round-robin":
+            raise StateError(f"{where}a round robin is a whole event, not one of its phases")
+        options = _options(item, where)
+        try:
+            check_options(system, options)
+        except StateError as exc:
+            raise StateError(f"{where}{exc}") from None
+        phases.append(Phase(rounds, cast(Any, system), options))
+    return tuple(phases)
 
 
 def loads(text: str) -> Tournament:
@@ -79,7 +115,10 @@ def decode(data: Any) -> Tournament:
         raise StateError("the state must be a JSON object")
     fmt = _choice(data, "format", _FORMATS, "single")
     schedule = _choice(data, "schedule", _SCHEDULES, "legs")
-    system = _choice(data, "system", _SYSTEMS, "swiss")
+    system = _choice(data, "system", SYSTEMS, "swiss")
+    options = _options(data, "")
+    check_options(system, options)
+    phases = _phases(data)
     cycles = data.get("cycles", 1)
     if isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 1:
         raise StateError(f"'cycles' must be a positive integer, not {cycles!r}")
@@ -142,6 +181,8 @@ def decode(data: Any) -> Tournament:
         schedule=cast(Any, schedule),
         system=cast(Any, system),
         cycles=cycles,
+        options=options,
+        phases=phases,
     )
     validate(tournament)
     return tournament
@@ -234,6 +275,14 @@ def encode(t: Tournament) -> dict[str, Any]:
     if t.system != "swiss":
         out["system"] = t.system
         out["cycles"] = t.cycles
+    if t.options:
+        out["system_options"] = dict(t.options)
+    if t.phases:
+        out["phases"] = [
+            {"rounds": p.rounds, "system": p.system}
+            | ({"system_options": dict(p.options)} if p.options else {})
+            for p in t.phases
+        ]
     out["players"] = [
         {"name": p.name, "seed": p.seed}
         | ({"withdrawn_after": p.withdrawn_after} if p.withdrawn_after is not None else {})

@@ -1,0 +1,178 @@
+"""bakert's weighted Swiss (seeds/003): one maximum-weight matching over the whole field.
+
+Every pair of players gets the weight of the seed's `weight` function, exactly as the
+reference implementation (github.com/bakert/swiss) computes it, and the round is a
+maximum-weight perfect matching (networkx's blossom algorithm) of those weights.  An odd
+field adds the BYE as a pseudo-player who has met everyone that had a BYE.  Points per win,
+draw and loss are the system's `points` option (the reference's 3/1/0 by default).  Ties
+between optimal matchings are broken by the options' `seed` and the round number.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import networkx as nx
+
+from orchestrator.core.model import WHITE_POINTS, Pairing, StateError, Tournament
+from orchestrator.core.tsh import History, games_of, seeded
+
+BYE = "BYE"  # the pseudo-player of an odd field (never a player's name: names are checked)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A player as the reference sees one: an id, points, and one opponent per game."""
+
+    id: str
+    points: float
+    opponents: tuple[str, ...]
+
+
+def quality(importance: float, closeness: float) -> float:
+    """How good a pairing is, from its importance and closeness (0..highest points).
+
+    >>> quality(1, 2), quality(2, 1), quality(3, 2), quality(3, 0), quality(12, 1)
+    (6, 6, 12, 4, 26)
+    """
+    return (importance + 1) * (closeness + 1)
+
+
+def weight(highest: float, p1: Entry, p2: Entry) -> float:
+    """The reference's weight of pairing `p1` with `p2` (p1 the later of the two in the
+    field's order).  A pair that has met fewer times than `p1` met its most frequent
+    opponent outweighs every pair that met the most; then the higher scorer's points
+    (importance) and how close the two are (closeness).
+
+    >>> a = Entry("Abimbola", 3, ("Boipelo",))
+    >>> b = Entry("Boipelo", 0, ("Abimbola",))
+    >>> c = Entry("Chiamaka", 1, ("Delo",))
+    >>> weight(3, a, b), weight(3, b, c)
+    (4, 6)
+    """
+    counter = Counter(p1.opponents)
+    w: float = 0
+    if counter and counter.get(p2.id, 1 << 62) < max(counter.values()):
+        w += quality(highest, highest) + 1
+    best, worst = max(p1.points, p2.points), min(p1.points, p2.points)
+    w += quality(best, highest - (best - worst))
+    return w
+
+
+def weights(entries: Sequence[Entry]) -> list[tuple[int, int, float]]:
+    """(i, j, weight) for every pair, i > j, in the reference's order.
+
+    >>> field = [Entry("A", 3, ("B",)), Entry("B", 0, ("A",)), Entry("C", 1, ())]
+    >>> weights(field)
+    [(1, 0, 4), (2, 0, 8), (2, 1, 6)]
+    """
+    highest = max(e.points for e in entries)
+    return [
+        (i, j, weight(highest, entries[i], entries[j]))
+        for i in range(len(entries))
+        for j in range(i)
+    ]
+
+
+def entries(t: Tournament, points: tuple[float, float, float]) -> list[Entry]:
+    """The field of the next round, in seed order, with `points` per win, draw and loss (a
+    BYE is worth a win per game); the BYE pseudo-player last when the field is odd."""
+    win, draw, loss = points
+    value = {1.0: win, 0.5: draw, 0.0: loss}
+    number = len(t.rounds) + 1
+    score: dict[str, float] = {p.name: 0.0 for p in t.players}
+    met: dict[str, list[str]] = {p.name: [] for p in t.players}
+    had_bye: list[str] = []
+    for rnd in t.rounds:
+        for g in rnd.games:
+            if g.result is None:
+                continue
+            white = WHITE_POINTS[g.result]
+            score[g.white] += value[white]
+            score[g.black] += value[1.0 - white]
+            if not g.forfeit:
+                met[g.white].append(g.black)
+                met[g.black].append(g.white)
+        if rnd.bye is not None:
+            score[rnd.bye] += win * t.games_per_pair
+            met[rnd.bye].append(BYE)
+            had_bye.append(rnd.bye)
+    field = [
+        Entry(p.name, score[p.name], tuple(met[p.name])) for p in t.by_seed() if p.plays_in(number)
+    ]
+    if len(field) % 2:
+        field.append(Entry(BYE, 0.0, tuple(had_bye)))
+    return field
+
+
+def points_option(options: Mapping[str, object]) -> tuple[float, float, float]:
+    """The `points` option: win, draw and loss points, win >= draw >= loss >= 0.
+
+    >>> points_option({}), points_option({"points": [1, 0.5, 0]})
+    ((3.0, 1.0, 0.0), (1.0, 0.5, 0.0))
+    """
+    raw = options.get("points", [3, 1, 0])
+    if isinstance(raw, list | tuple) and len(raw) == 3:
+        numbers = [x for x in raw if isinstance(x, int | float) and not isinstance(x, bool)]
+        if len(numbers) == 3:
+            win, draw, loss = (float(x) for x in numbers)
+            if win >= draw >= loss >= 0 and win > loss:
+                return win, draw, loss
+    raise StateError(
+        f"system_options: points must be [win, draw, loss] with win >= draw >= loss >= 0, "
+        f"not {raw!r}"
+    )
+
+
+def best_matching(field: Sequence[Entry], rng: random.Random) -> list[tuple[int, int]]:
+    """A maximum-weight perfect matching of `field` under `weights`; among optimal ones,
+    the seeded random tie-break chooses (every weight is scaled so that no tie-break can
+    outweigh a real difference).
+
+    >>> field = [Entry("A", 3, ("B",)), Entry("B", 0, ("A",)), Entry("C", 1, ()), Entry("D", 1, ())]
+    >>> chosen = best_matching(field, random.Random(1))  # A-C B-D or A-D B-C: 14 either way
+    >>> sum(w for i, j, w in weights(field) if (j, i) in chosen)
+    14
+    """
+    listed = weights(field)
+    scale = len(field) + 1  # the tie-breaks of a matching add up to less than this
+    graph = nx.Graph()
+    graph.add_nodes_from(range(len(field)))
+    for i, j, w in listed:
+        graph.add_edge(i, j, weight=w * scale + rng.random())
+    matching = nx.max_weight_matching(graph, maxcardinality=True)
+    if 2 * len(matching) != len(field):  # pragma: no cover - a complete graph has one
+        raise StateError("no perfect matching of the field exists")
+    return [(min(a, b), max(a, b)) for a, b in matching]
+
+
+def pair_bakert(t: Tournament, options: Mapping[str, object]) -> Pairing:
+    """The next round by bakert's weighted Swiss.
+
+    >>> from orchestrator.core.model import Game, Player, Round
+    >>> players = tuple(Player(n, s) for s, n in enumerate("ABCD", 1))
+    >>> one = Round(1, (Game("A", "B", "1-0"), Game("C", "D", "1-0")))
+    >>> pairing = pair_bakert(Tournament(players, (one,)), {})
+    >>> sorted(tuple(sorted((g.white, g.black))) for g in pairing.games)
+    [('A', 'C'), ('B', 'D')]
+    """
+    field = entries(t, points_option(options))
+    if len(field) < 2 or (len(field) == 2 and field[1].id == BYE):
+        raise StateError(f"round {len(t.rounds) + 1}: fewer than two players are left to pair")
+    history = History.of(t)
+    rng = seeded(options, history.round)
+    pairs = best_matching(field, rng)
+    bye = None
+    named: list[tuple[str, str]] = []
+    rank = {p: i for i, p in enumerate(history.ranked)}
+    for i, j in pairs:
+        a, b = field[i].id, field[j].id
+        if BYE in (a, b):
+            bye = b if a == BYE else a
+            continue
+        named.append((a, b) if rank[a] < rank[b] else (b, a))
+    named.sort(key=lambda pair: rank[pair[0]])
+    return games_of(t, history, named, bye)

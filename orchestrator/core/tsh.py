@@ -1,0 +1,318 @@
+"""tsh's pairing systems (seeds/004): King of the Hill, factored pairings FP(n), quartile
+pairings and random pairings.
+
+All of them rank the players who play the round by score (then seed), give an odd field's
+BYE to the lowest-ranked player with the fewest BYEs, and allow a pair to meet again only
+`repeats` times (`system_options`).  When no pairing of the whole field keeps to that
+allowance, the allowance grows by one until one does: the event goes on, with as few extra
+repeats as it can.  Random choices come from a seed derived from the options' `seed` (the
+event's `random_seed`) and the round number, so a round is always paired the same way.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import networkx as nx
+
+from orchestrator.core.matching import PerfectMatching
+from orchestrator.core.model import Game, Pairing, StateError, Tournament
+from orchestrator.core.standings import tally
+
+
+@dataclass(frozen=True)
+class History:
+    """What tsh's systems look at: the ranking and who met whom how often."""
+
+    round: int  # the round to pair
+    ranked: tuple[str, ...]  # the players of the round, best first
+    score: dict[str, float]
+    byes: dict[str, int]
+    met: Counter[frozenset[str]]  # games between each pair (forfeits are no encounter)
+    last: dict[str, str]  # each player's opponent in the last round they played
+    balance: dict[str, int]  # whites minus blacks
+
+    @classmethod
+    def of(cls, t: Tournament) -> History:
+        """The history of `t` before its next round.
+
+        >>> from orchestrator.core.model import Player, Round
+        >>> players = (Player("A", 1), Player("B", 2), Player("C", 3))
+        >>> t = Tournament(players, (Round(1, (Game("C", "B", "1-0"),), bye="A"),))
+        >>> h = History.of(t)
+        >>> h.ranked, h.met[frozenset("BC")], h.last["B"]
+        (('A', 'C', 'B'), 1, 'C')
+        """
+        number = len(t.rounds) + 1
+        lines = tally(t)
+        met: Counter[frozenset[str]] = Counter()
+        last: dict[str, str] = {}
+        balance: dict[str, int] = {p.name: 0 for p in t.players}
+        for rnd in t.rounds:
+            for g in rnd.games:
+                if g.forfeit:
+                    continue
+                met[frozenset((g.white, g.black))] += 1
+                last[g.white], last[g.black] = g.black, g.white
+                balance[g.white] += 1
+                balance[g.black] -= 1
+        playing = [p for p in t.players if p.plays_in(number)]
+        ranked = sorted(playing, key=lambda p: (-lines[p.name].score, p.seed))
+        return cls(
+            round=number,
+            ranked=tuple(p.name for p in ranked),
+            score={n: line.score for n, line in lines.items()},
+            byes={n: line.byes for n, line in lines.items()},
+            met=met,
+            last=last,
+            balance=balance,
+        )
+
+    def meetings(self, a: str, b: str) -> int:
+        return self.met[frozenset((a, b))]
+
+    def bye(self) -> str | None:
+        """An odd field's BYE: the lowest-ranked player with the fewest BYEs."""
+        if len(self.ranked) % 2 == 0:
+            return None
+        fewest = min(self.byes[p] for p in self.ranked)
+        return next(p for p in reversed(self.ranked) if self.byes[p] == fewest)
+
+
+def option(options: Mapping[str, object], key: str, default: int, least: int = 0) -> int:
+    """An integer system option, checked: a `StateError` naming it otherwise.
+
+    >>> option({"repeats": 2}, "repeats", 0), option({}, "factor", 1)
+    (2, 1)
+    >>> option({"factor": 0}, "factor", 1, least=1)
+    Traceback (most recent call last):
+    ...
+    orchestrator.core.model.StateError: system_options: factor must be an integer >= 1, not 0
+    """
+    value = options.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise StateError(f"system_options: {key} must be an integer >= {least}, not {value!r}")
+    return value
+
+
+def allowance(history: History, players: list[str], repeats: int) -> int:
+    """The smallest allowance, from `repeats` up, under which `players` can all be paired."""
+    while True:
+        if _matchable(history, players, repeats):
+            return repeats
+        repeats += 1
+
+
+def _rows(history: History, players: list[str], repeats: int) -> list[int]:
+    rows = []
+    for a in players:
+        row = 0
+        for j, b in enumerate(players):
+            if a != b and history.meetings(a, b) <= repeats:
+                row |= 1 << j
+        rows.append(row)
+    return rows
+
+
+def _matchable(history: History, players: list[str], repeats: int) -> bool:
+    rows = _rows(history, players, repeats)
+    return PerfectMatching.find(rows, (1 << len(players)) - 1) is not None
+
+
+def nearest_pairs(
+    history: History, players: list[str], factor: int, repeats: int
+) -> list[tuple[str, str]]:
+    """KOTH (`factor` 1) and FP(`factor`): from the top, each unpaired player meets the
+    unpaired player nearest to `factor` places below it in the ranking, among those it has
+    met at most `repeats` times and that leave the rest pairable; ties go to the one it did
+    not meet last round, then to the fewest meetings, then to the higher ranked.
+
+    >>> from orchestrator.core.model import Player
+    >>> h = History.of(Tournament(tuple(Player(n, s) for s, n in enumerate("ABCDEFGH", 1))))
+    >>> nearest_pairs(h, list(h.ranked), 1, 0)
+    [('A', 'B'), ('C', 'D'), ('E', 'F'), ('G', 'H')]
+    >>> nearest_pairs(h, list(h.ranked), 2, 0)
+    [('A', 'C'), ('B', 'D'), ('E', 'G'), ('F', 'H')]
+    """
+    repeats = allowance(history, players, repeats)
+    place = {p: i for i, p in enumerate(players)}
+    matching = PerfectMatching.find(_rows(history, players, repeats), (1 << len(players)) - 1)
+    assert matching is not None  # the allowance guarantees one
+    pairs = []
+    for top in players:
+        if not matching.alive >> place[top] & 1:
+            continue
+        ideal = place[top] + factor
+        candidates = sorted(
+            (p for p in players if p != top and matching.alive >> place[p] & 1),
+            key=lambda p: (
+                abs(place[p] - ideal),
+                history.last.get(top) == p,
+                history.meetings(top, p),
+                place[p],
+            ),
+        )
+        for other in candidates:
+            if history.meetings(top, other) <= repeats and matching.take(place[top], place[other]):
+                pairs.append((top, other))
+                break
+        else:  # pragma: no cover - the matching always holds a partner for `top`
+            raise AssertionError(f"round {history.round}: no partner for {top}")
+    return pairs
+
+
+def random_pairs(
+    history: History, players: list[str], repeats: int, rng: random.Random
+) -> list[tuple[str, str]]:
+    """A random pairing of `players` with as few meetings beyond `repeats` as can be, then
+    as few repeats at all: a maximum-weight matching (networkx) over random tie-breaks."""
+    order = list(players)
+    rng.shuffle(order)
+    most = max((history.meetings(a, b) for a in order for b in order if a != b), default=0)
+    graph = nx.Graph()
+    scale = len(order) + 1
+    for i, a in enumerate(order):
+        for b in order[i + 1 :]:
+            met = history.meetings(a, b)
+            over = max(0, met - repeats)
+            weight = ((most + 2 - over) * (most + 2) + (most + 1 - met)) * scale
+            graph.add_edge(a, b, weight=weight + rng.random())
+    matching = nx.max_weight_matching(graph, maxcardinality=True)
+    rank = {p: i for i, p in enumerate(history.ranked)}
+    pairs = [(a, b) if rank[a] < rank[b] else (b, a) for a, b in matching]
+    return sorted(pairs, key=lambda pair: rank[pair[0]])
+
+
+def quartile_pairs(
+    history: History, players: list[str], quartile: int, repeats: int, rng: random.Random
+) -> list[tuple[str, str]]:
+    """The top quartile against quartile `quartile` (2, 3 or 4), at random, and the other
+    two quartiles against each other, at random; meetings beyond `repeats` are avoided
+    where the quartiles allow, and the whole field is paired at random when they cannot.
+
+    >>> from orchestrator.core.model import Player
+    >>> h = History.of(Tournament(tuple(Player(n, s) for s, n in enumerate("ABCDEFGH", 1))))
+    >>> pairs = quartile_pairs(h, list(h.ranked), 4, 0, random.Random(1))
+    >>> sorted(pairs)
+    [('A', 'H'), ('B', 'G'), ('C', 'F'), ('D', 'E')]
+    >>> {(a, b) for a, b in pairs} <= {(a, b) for a in "AB" for b in "GH"} | {
+    ...     (a, b) for a in "CD" for b in "EF"}
+    True
+    """
+    n = len(players)
+    size, extra = divmod(n, 4)  # `extra` is 0 or 2: the top quartile and its partner get one
+    sizes = [size + (extra and q in (0, quartile - 1)) for q in range(4)]
+    bounds = [sum(sizes[:q]) for q in range(5)]
+    groups = [players[bounds[q] : bounds[q + 1]] for q in range(4)]
+    others = [q for q in (1, 2, 3) if q != quartile - 1]
+    matches = ((0, quartile - 1), (others[0], others[1]))
+    pairs: list[tuple[str, str]] = []
+    for upper, lower in matches:
+        top, bottom = groups[upper], list(groups[lower])
+        rng.shuffle(bottom)
+        if all(history.meetings(a, b) <= repeats for a, b in zip(top, bottom, strict=True)):
+            pairs += zip(top, bottom, strict=True)
+            continue
+        graph = nx.Graph()  # the shuffle breaks the allowance: a random allowed pairing
+        for a in top:
+            for b in bottom:
+                if history.meetings(a, b) <= repeats:
+                    graph.add_edge(("top", a), ("bottom", b), weight=1 + rng.random())
+        found = nx.max_weight_matching(graph, maxcardinality=True)
+        if len(found) < len(top):  # the quartiles cannot keep to the allowance at all
+            return random_pairs(history, players, repeats, rng)
+        for u, v in found:
+            (_, a), (_, b) = (u, v) if u[0] == "top" else (v, u)
+            pairs.append((a, b))
+    rank = {p: i for i, p in enumerate(players)}
+    return sorted(pairs, key=lambda pair: rank[pair[0]])
+
+
+def seeded(options: Mapping[str, object], round_number: int) -> random.Random:
+    """The random source of a round: from the options' `seed` and the round number, so
+    that the round is paired the same way every time.
+
+    >>> seeded({"seed": 7}, 3).random() == seeded({"seed": 7}, 3).random()
+    True
+    """
+    seed = option(options, "seed", 1)
+    return random.Random(f"{seed}:{round_number}")
+
+
+def games_of(
+    t: Tournament, history: History, pairs: list[tuple[str, str]], bye: str | None
+) -> Pairing:
+    """The round's games from its pairs (higher-ranked player first): the player with fewer
+    whites so far has White (the higher-ranked when equal); the last pair plays first
+    (worst first).  A double round plays each pair twice with colours reversed."""
+    games: list[Game] = []
+    for first, second in reversed(pairs):
+        if history.balance[first] > history.balance[second]:
+            white, black = second, first
+        else:
+            white, black = first, second
+        games.append(Game(white, black))
+    if t.format == "double":
+        again = [Game(g.black, g.white) for g in games]
+        if t.schedule == "legs":
+            games += again
+        else:
+            games = [g for pair in zip(games, again, strict=True) for g in pair]
+    return Pairing(history.round, tuple(games), bye)
+
+
+def _field(t: Tournament) -> tuple[History, list[str], str | None]:
+    history = History.of(t)
+    if len(history.ranked) < 2:
+        raise StateError(f"round {history.round}: fewer than two players are left to pair")
+    bye = history.bye()
+    return history, [p for p in history.ranked if p != bye], bye
+
+
+def pair_koth(t: Tournament, options: Mapping[str, object]) -> Pairing:
+    """King of the Hill: first against second, third against fourth, ... (`repeats`).
+
+    >>> from orchestrator.core.model import Player, Round
+    >>> players = tuple(Player(n, s) for s, n in enumerate("ABCD", 1))
+    >>> one = Round(1, (Game("A", "B", "1/2-1/2"), Game("C", "D", "1/2-1/2")))
+    >>> [(g.white, g.black) for g in pair_koth(Tournament(players, (one,)), {}).games]
+    [('B', 'D'), ('A', 'C')]
+    >>> [(g.white, g.black) for g in pair_koth(Tournament(players, (one,)), {"repeats": 1}).games]
+    [('D', 'C'), ('B', 'A')]
+    """
+    history, players, bye = _field(t)
+    pairs = nearest_pairs(history, players, 1, option(options, "repeats", 0))
+    return games_of(t, history, pairs, bye)
+
+
+def pair_factored(t: Tournament, options: Mapping[str, object]) -> Pairing:
+    """Factored pairings FP(`factor`): as KOTH, but the ideal opponent is `factor` places
+    below (FP(2): 1-3, 2-4, 5-7, 6-8)."""
+    history, players, bye = _field(t)
+    factor = option(options, "factor", 2, least=1)
+    pairs = nearest_pairs(history, players, factor, option(options, "repeats", 0))
+    return games_of(t, history, pairs, bye)
+
+
+def pair_quartile(t: Tournament, options: Mapping[str, object]) -> Pairing:
+    """Quartile pairings: the top quartile against quartile `quartile` (default 4, the
+    bottom one), the two others against each other, at random (seeded)."""
+    history, players, bye = _field(t)
+    quartile = option(options, "quartile", 4, least=2)
+    if quartile > 4:
+        raise StateError(f"system_options: quartile must be 2, 3 or 4, not {quartile}")
+    rng = seeded(options, history.round)
+    pairs = quartile_pairs(history, players, quartile, option(options, "repeats", 0), rng)
+    return games_of(t, history, pairs, bye)
+
+
+def pair_random(t: Tournament, options: Mapping[str, object]) -> Pairing:
+    """Random pairings (seeded by the options' `seed` and the round), with as few repeats
+    beyond `repeats` as can be."""
+    history, players, bye = _field(t)
+    rng = seeded(options, history.round)
+    pairs = random_pairs(history, players, option(options, "repeats", 0), rng)
+    return games_of(t, history, pairs, bye)

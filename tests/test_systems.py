@@ -1,0 +1,289 @@
+"""The pairing systems besides the TCEC Swiss: bakert's weighted Swiss and tsh's KOTH,
+factored, quartile and random pairings, with `system_options` and events in phases."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from collections.abc import Iterator
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from orchestrator.cli import app
+from orchestrator.core import state_json
+from orchestrator.core.bakert import Entry, best_matching, weight, weights
+from orchestrator.core.matching import PerfectMatching
+from orchestrator.core.model import RESULTS, Game, Phase, Player, Round, Tournament
+from orchestrator.core.pairing import pair_next
+from orchestrator.core.tsh import History
+
+# --- bakert ----------------------------------------------------------------------------
+
+
+def reference_field() -> list[Entry]:
+    """The reference implementation's own 8-player example (github.com/bakert/swiss)."""
+    rows = [
+        ("Abimbola", 3, "Boipelo"),
+        ("Boipelo", 0, "Abimbola"),
+        ("Chiamaka", 1, "Delo"),
+        ("Delo", 1, "Chiamaka"),
+        ("Ebele", 0, "Furaha"),
+        ("Furaha", 3, "Ebele"),
+        ("Zula", 3, "BYE"),
+        ("BYE", 0, "Zula"),
+    ]
+    return [Entry(name, points, (opponent,)) for name, points, opponent in rows]
+
+
+def test_bakert_weights_equal_the_reference_tests() -> None:
+    field = reference_field()
+    assert weights(field)[:7] == [
+        (1, 0, 4),
+        (2, 0, 8),
+        (2, 1, 6),
+        (3, 0, 8),
+        (3, 1, 6),
+        (3, 2, 8),
+        (4, 0, 4),
+    ]
+    assert weight(3, field[0], field[1]) == 4
+    assert weight(3, field[1], field[2]) == 6
+    assert weight(3, field[0], field[7]) == 4
+
+
+def perfect_matchings(nodes: list[int]) -> Iterator[list[tuple[int, int]]]:
+    if not nodes:
+        yield []
+        return
+    first, rest = nodes[0], nodes[1:]
+    for i, partner in enumerate(rest):
+        for tail in perfect_matchings(rest[:i] + rest[i + 1 :]):
+            yield [(first, partner), *tail]
+
+
+@st.composite
+def fields(draw: st.DrawFn) -> list[Entry]:
+    size = draw(st.integers(1, 5)) * 2
+    names = [f"P{i}" for i in range(size)]
+    games = draw(
+        st.lists(st.tuples(st.integers(0, size - 1), st.integers(0, size - 1)), max_size=12)
+    )
+    opponents: dict[str, list[str]] = {n: [] for n in names}
+    for a, b in games:
+        if a != b:
+            opponents[names[a]].append(names[b])
+            opponents[names[b]].append(names[a])
+    points = draw(st.lists(st.integers(0, 9), min_size=size, max_size=size))
+    return [Entry(n, p, tuple(opponents[n])) for n, p in zip(names, points, strict=True)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(fields(), st.integers(0, 1000))
+def test_bakert_finds_a_best_perfect_matching(field: list[Entry], seed: int) -> None:
+    """Against brute force over every perfect matching (10 players: 945 of them)."""
+    table = {(j, i): w for i, j, w in weights(field)}
+    chosen = best_matching(field, random.Random(seed))
+    assert sorted(v for pair in chosen for v in pair) == list(range(len(field)))
+    best = max(sum(table[pair] for pair in m) for m in perfect_matchings(list(range(len(field)))))
+    assert sum(table[pair] for pair in chosen) == best
+
+
+def test_bakert_ties_are_broken_by_the_seed_and_repeatably() -> None:
+    field = [Entry(f"P{i}", 0, ()) for i in range(8)]  # every matching is optimal
+    runs = {seed: best_matching(field, random.Random(seed)) for seed in range(6)}
+    assert runs[1] == best_matching(field, random.Random(1))
+    assert len({tuple(sorted(m)) for m in runs.values()}) > 1
+
+
+def test_bakert_pairs_an_odd_field_with_the_bye_as_a_player() -> None:
+    t = Tournament(tuple(Player(n, s) for s, n in enumerate("ABCDE", 1)), system="bakert")
+    pairing = pair_next(t)
+    assert pairing.bye is not None and len(pairing.games) == 2
+    assert {p for g in pairing.games for p in (g.white, g.black)} | {pairing.bye} == set("ABCDE")
+
+
+# --- tsh's systems -------------------------------------------------------------------------
+
+
+@st.composite
+def played(draw: st.DrawFn, system: str, options: dict[str, object]) -> Tournament:
+    """An event of `system` after a few rounds with random results."""
+    size = draw(st.integers(2, 13))
+    players = tuple(Player(f"P{i:02d}", i) for i in range(1, size + 1))
+    t = Tournament(players, system=system, options=options)  # type: ignore[arg-type]
+    for _ in range(draw(st.integers(0, 6))):
+        pairing = pair_next(t)
+        results = tuple(draw(st.sampled_from(RESULTS)) for _ in pairing.games)
+        t = Tournament(
+            t.players, (*t.rounds, pairing.as_round(results)), system=t.system, options=t.options
+        )
+    return t
+
+
+def check_round(t: Tournament) -> tuple[History, list[tuple[str, str]], str | None]:
+    """The next round: everyone once, the BYE rule kept; (history, pairs by rank, BYE)."""
+    history = History.of(t)
+    pairing = pair_next(t)
+    again = pair_next(t)
+    assert pairing == again  # deterministic
+    seen = Counter(p for g in pairing.games for p in (g.white, g.black))
+    if pairing.bye:
+        seen[pairing.bye] += 1
+    assert set(seen) == set(history.ranked) and set(seen.values()) == {1}
+    if len(history.ranked) % 2:
+        fewest = min(history.byes[p] for p in history.ranked)
+        lowest = [p for p in history.ranked if history.byes[p] == fewest][-1]
+        assert pairing.bye == lowest  # the lowest-ranked of those with the fewest BYEs
+    else:
+        assert pairing.bye is None
+    rank = {p: i for i, p in enumerate(history.ranked)}
+    pairs = sorted(
+        (tuple(sorted((g.white, g.black), key=rank.__getitem__)) for g in pairing.games),
+        key=lambda pair: rank[pair[0]],
+    )
+    return history, pairs, pairing.bye  # type: ignore[return-value]
+
+
+def pairable(history: History, players: list[str], repeats: int) -> bool:
+    rows = []
+    for a in players:
+        row = 0
+        for j, b in enumerate(players):
+            if a != b and history.meetings(a, b) <= repeats:
+                row |= 1 << j
+        rows.append(row)
+    return PerfectMatching.find(rows, (1 << len(players)) - 1) is not None
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(0, 2).flatmap(lambda r: st.tuples(st.just(r), played("koth", {"repeats": r}))))
+def test_koth_pairs_the_top_two_unless_they_met_too_often(case: tuple[int, Tournament]) -> None:
+    repeats, t = case
+    history, pairs, bye = check_round(t)
+    field = [p for p in history.ranked if p != bye]
+    first, second = field[0], field[1]
+    rest = field[2:]
+    allowed = history.meetings(first, second) <= repeats
+    keeps = pairable(history, field, repeats)
+    if allowed and (not keeps or pairable(history, rest, repeats)):
+        assert pairs[0] == (first, second), (pairs, history.met)
+    elif keeps:
+        assert pairs[0] != (first, second)
+    if keeps:  # no pair beyond the allowance when the field can be paired within it
+        assert all(history.meetings(a, b) <= repeats for a, b in pairs)
+
+
+@settings(max_examples=80, deadline=None)
+@given(played("factored", {"factor": 2}))
+def test_factored_pairs_two_places_apart_from_a_fresh_field(t: Tournament) -> None:
+    history, pairs, _ = check_round(t)
+    if not t.rounds and len(history.ranked) % 4 == 0:
+        rank = {p: i for i, p in enumerate(history.ranked)}
+        assert all(rank[b] - rank[a] == 2 for a, b in pairs)
+
+
+@settings(max_examples=80, deadline=None)
+@given(played("random", {"seed": 5}))
+def test_random_pairs_keep_the_fewest_repeats(t: Tournament) -> None:
+    history, pairs, bye = check_round(t)
+    field = [p for p in history.ranked if p != bye]
+    if len(field) <= 10:
+        over = [sum(history.meetings(a, b) > 0 for a, b in m) for m in brute(field)]
+        assert sum(history.meetings(a, b) > 0 for a, b in pairs) == min(over)
+
+
+def brute(players: list[str]) -> Iterator[list[tuple[str, str]]]:
+    for m in perfect_matchings(list(range(len(players)))):
+        yield [(players[a], players[b]) for a, b in m]
+
+
+def test_random_pairings_are_seeded_and_stored_by_their_seed() -> None:
+    players = tuple(Player(f"P{i}", i) for i in range(1, 13))
+    by_seed = {
+        s: pair_next(Tournament(players, system="random", options={"seed": s})) for s in range(5)
+    }
+    assert by_seed[3] == pair_next(Tournament(players, system="random", options={"seed": 3}))
+    assert len({p.games for p in by_seed.values()}) > 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([2, 3, 4]), st.integers(1, 6).map(lambda k: 4 * k), st.integers(0, 99))
+def test_quartile_pairs_the_top_quartile_with_the_one_chosen(
+    quartile: int, size: int, seed: int
+) -> None:
+    players = tuple(Player(f"P{i:02d}", i) for i in range(1, size + 1))
+    options = {"quartile": quartile, "seed": seed}
+    t = Tournament(players, system="quartile", options=options)
+    history, pairs, _ = check_round(t)
+    q = {p: i * 4 // size for i, p in enumerate(history.ranked)}
+    others = {1, 2, 3} - {quartile - 1}
+    for a, b in pairs:
+        assert {q[a], q[b]} in ({0, quartile - 1}, others)
+
+
+# --- system_options and phases, through `orchestrator pair` --------------------------------
+
+
+def state(**extra: object) -> dict[str, object]:
+    players = [{"name": f"P{i}", "seed": i} for i in range(1, 7)]
+    return {"players": players, "rounds": [], **extra}
+
+
+def pair(data: dict[str, object]) -> tuple[int, str]:
+    out = CliRunner().invoke(app, ["pair", "-"], input=json.dumps(data))
+    return out.exit_code, (out.stdout if out.exit_code == 0 else out.stderr)
+
+
+def test_every_system_pairs_through_the_command_line() -> None:
+    for system in ("swiss", "round-robin", "bakert", "koth", "factored", "quartile", "random"):
+        code, out = pair(state(system=system))
+        assert code == 0, (system, out)
+        assert len(json.loads(out)["games"]) == 3
+
+
+def test_a_bad_system_or_option_is_one_line_and_exit_2() -> None:
+    for data, message in [
+        (state(system="dutch"), "'system' must be one of swiss, round-robin, bakert"),
+        (state(system="koth", system_options={"factor": 2}), "koth takes repeats, not 'factor'"),
+        (state(system="koth", system_options={"repeats": -1}), "repeats must be an integer >= 0"),
+        (state(system="factored", system_options={"factor": 0}), "factor must be an integer >= 1"),
+        (state(system="quartile", system_options={"quartile": 5}), "quartile must be 2, 3 or 4"),
+        (state(system="bakert", system_options={"points": [0, 1, 3]}), "points must be [win"),
+        (state(phases=[{"rounds": 0, "system": "koth"}]), "phases[0]: 'rounds' must be a positive"),
+        (state(phases=[{"rounds": 2, "system": "round-robin"}]), "not one of its phases"),
+    ]:
+        code, out = pair(data)
+        assert code == 2, data
+        assert out.count("\n") == 1 and message in out, out
+
+
+def test_an_event_in_phases_changes_system_after_the_rounds_of_a_phase() -> None:
+    """Two rounds of TCEC Swiss, then King of the Hill with one repeat allowed: the third
+    round pairs the top two, from the standings of the rounds before it."""
+    phases = [{"rounds": 2, "system": "swiss"}, {"rounds": 1, "system": "koth",
+                                                  "system_options": {"repeats": 1}}]  # fmt: skip
+    t = state_json.decode(state(phases=phases))
+    assert t.phases == (Phase(2, "swiss"), Phase(1, "koth", {"repeats": 1}))
+    for _ in (1, 2):
+        pairing = pair_next(t)
+        results = tuple("1-0" for _ in pairing.games)
+        t = Tournament(t.players, (*t.rounds, pairing.as_round(results)), phases=t.phases)
+    assert state_json.decode(state_json.encode(t)) == t  # phases survive the JSON
+    third = pair_next(t)
+    history = History.of(t)
+    top, second = history.ranked[:2]
+    assert {third.games[-1].white, third.games[-1].black} == {top, second}
+
+
+def test_koth_takes_the_nearest_player_that_leaves_the_rest_pairable() -> None:
+    players = tuple(Player(n, s) for s, n in enumerate("ABCDEF", 1))
+    one = Round(
+        1, (Game("A", "B", "1/2-1/2"), Game("C", "D", "1/2-1/2"), Game("E", "F", "1/2-1/2"))
+    )
+    t = Tournament(players, (one,), system="koth")
+    _, pairs, _ = check_round(t)
+    # A cannot meet B again: C, the nearest; B-D would leave E-F, who met: B-E, then D-F
+    assert pairs == [("A", "C"), ("B", "E"), ("D", "F")]
