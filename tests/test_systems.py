@@ -7,6 +7,7 @@ import json
 import random
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,6 +20,7 @@ from orchestrator.core.matching import PerfectMatching
 from orchestrator.core.model import RESULTS, Game, Phase, Player, Round, Tournament
 from orchestrator.core.pairing import pair_next
 from orchestrator.core.tsh import History
+from tests.test_daemon import event_config, run_daemon
 
 # --- bakert ----------------------------------------------------------------------------
 
@@ -287,3 +289,30 @@ def test_koth_takes_the_nearest_player_that_leaves_the_rest_pairable() -> None:
     _, pairs, _ = check_round(t)
     # A cannot meet B again: C, the nearest; B-D would leave E-F, who met: B-E, then D-F
     assert pairs == [("A", "C"), ("B", "E"), ("D", "F")]
+
+
+def test_the_daemon_plays_an_event_in_phases(tmp_path: Path) -> None:
+    """Two rounds of TCEC Swiss, then two of King of the Hill: every round the daemon paired
+    is what `pair` gives for the stored state before it, and `state` keeps the phases (with
+    the seed of the random system)."""
+    config = event_config(tmp_path, players=[f"E{i}" for i in range(1, 8)], rounds=4)
+    phases = (
+        'system = [{ rounds = 2, system = "swiss" }, '
+        '{ rounds = 1, system = "koth", system_options = { repeats = 1 } }, '
+        '{ rounds = 1, system = "random" }]\n'
+    )
+    config.write_text(config.read_text().replace("rounds = 4\n", "rounds = 4\n" + phases))
+    out = run_daemon(config)
+    assert out.returncode == 0, out.stderr + out.stdout[-3000:]
+    stored = CliRunner().invoke(app, ["state", "--db", str(tmp_path / "event.sqlite")])
+    data = json.loads(stored.stdout)
+    assert [p["system"] for p in data["phases"]] == ["swiss", "koth", "random"]
+    assert data["phases"][2]["system_options"] == {"seed": 1}  # the event's random_seed
+    for number in range(1, 5):
+        before = dict(data, rounds=data["rounds"][: number - 1])
+        code, paired = pair(before)
+        assert code == 0, paired
+        games = [
+            {"white": g["white"], "black": g["black"]} for g in data["rounds"][number - 1]["games"]
+        ]
+        assert json.loads(paired)["games"] == games

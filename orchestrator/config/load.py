@@ -24,8 +24,11 @@ from orchestrator.config.model import (
     TournamentConfig,
     dask_address,
 )
+from orchestrator.core import state_json
 from orchestrator.core.adjudication import Adjudication, DrawRule, WinRule
+from orchestrator.core.model import SYSTEMS, Phase, StateError
 from orchestrator.core.openings import Opening, OpeningError, parse_suite
+from orchestrator.core.pairing import check_options
 from orchestrator.core.roundrobin import total_rounds
 from orchestrator.core.seeding import SEEDING_METHODS
 from orchestrator.core.standings import TIEBREAKS
@@ -141,7 +144,7 @@ def parse(data: dict[str, Any], path: Path) -> Config:
     if len(engines) < 2:
         raise ConfigError(f"{path}: [[engine]]: an event needs at least two engines")
     config = Config(path, tournament, adjudication, tuple(engines))
-    if tournament.system == "swiss" and tournament.seeding == "group" and config.groups() < 1:
+    if tournament.seeding == "group" and config.groups() < 1:
         raise ConfigError(f"{path}: [tournament] groups: must be at least 1")
     if tournament.system == "round-robin" and tournament.rounds is not None:
         _check_rr_rounds(config)
@@ -186,10 +189,13 @@ def _tournament(table: _Table) -> TournamentConfig:
         ok = isinstance(v, list) and all(x in TIEBREAKS for x in v) and len(set(v)) == len(v)
         return tuple(v) if ok else None
 
+    system, options, phases = _system(table)
     out = TournamentConfig(
         name=table.name("name", d.name),
         site=table.name("site", d.site),
-        system=cast(Any, table.choice("system", d.system, ("swiss", "round-robin"))),
+        system=system,
+        system_options=options,
+        phases=phases,
         rounds=table.integer("rounds", d.rounds),
         cycles=table.integer("cycles", d.cycles),
         format=cast(Any, table.choice("format", d.format, ("single", "double"))),
@@ -229,6 +235,32 @@ def _tournament(table: _Table) -> TournamentConfig:
         table.fail("must not be empty", "name")
     table.finish()
     return out
+
+
+def _system(table: _Table) -> tuple[Any, dict[str, object], tuple[Phase, ...]]:
+    """`system` (a name, or a list of phases: { rounds, system, system_options }) and
+    `system_options`, checked by the core's rules."""
+    table.used.update(("system", "system_options"))
+    raw = table.data.get("system", "swiss")
+    options = table.data.get("system_options", {})
+    if not isinstance(options, dict):
+        table.fail(f"expected a table, not {_show(options)}", "system_options")
+    if isinstance(raw, list):
+        if "system_options" in table.data:
+            table.fail("a list of phases gives each phase its own system_options", "system_options")
+        try:
+            phases = state_json.phases(raw)
+        except StateError as exc:
+            table.fail(str(exc), "system")
+        return phases[0].system, {}, phases
+    if raw not in SYSTEMS:
+        shown = ", ".join(f'"{name}"' for name in SYSTEMS)
+        table.fail(f"expected one of {shown}, not {_show(raw)}", "system")
+    try:
+        check_options(raw, options)
+    except StateError as exc:
+        table.fail(str(exc).removeprefix("system_options: "), "system_options")
+    return raw, dict(options), ()
 
 
 def _adjudication(a: _Table) -> Adjudication:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from orchestrator.core.adjudication import Adjudication
 from orchestrator.core.errors import OrchestratorError
-from orchestrator.core.model import Format, Schedule, System
+from orchestrator.core.model import Format, Phase, Schedule, System
 from orchestrator.core.pairing import default_rounds
 from orchestrator.core.seeding import SeedingMethod
 from orchestrator.core.standings import TCEC_ORDER, Tiebreak
@@ -74,6 +74,8 @@ class TournamentConfig:
     name: str = "Orchestrator Swiss"
     site: str = "?"
     system: System = "swiss"
+    system_options: dict[str, object] = field(default_factory=dict)
+    phases: tuple[Phase, ...] = ()  # `system` given as a list of phases
     rounds: int | None = None  # None: players // 2 for a Swiss, the whole table for RR
     cycles: int = 1
     format: Format = "double"
@@ -125,6 +127,8 @@ class Config:
         section = self.tournament
         if section.rounds is not None:
             return section.rounds
+        if section.phases:
+            return sum(phase.rounds for phase in section.phases)
         return default_rounds(section.system, len(self.engines), section.cycles)
 
     def groups(self) -> int:

@@ -34,14 +34,16 @@ def _options(obj: dict[str, Any], where: str) -> dict[str, object]:
     return options
 
 
-def _phases(data: dict[str, Any]) -> tuple[Phase, ...]:
-    """The `phases` of a state: each {rounds, system, system_options}."""
-    raw = data.get("phases")
-    if raw is None:
-        return ()
+def phases(raw: Any) -> tuple[Phase, ...]:
+    """Phases from their JSON (or TOML) form: a list of {rounds, system, system_options}.
+
+    >>> phases([{"rounds": 9, "system": "swiss"}, {"rounds": 2, "system": "koth",
+    ...          "system_options": {"repeats": 1}}])[1]
+    Phase(rounds=2, system='koth', options={'repeats': 1})
+    """
     if not isinstance(raw, list) or not raw:
         raise StateError(f"'phases' must be a non-empty list, not {raw!r}")
-    phases = []
+    found = []
     for i, item in enumerate(raw):
         where = f"phases[{i}]: "
         if not isinstance(item, dict):
@@ -57,8 +59,8 @@ def _phases(data: dict[str, Any]) -> tuple[Phase, ...]:
             check_options(system, options)
         except StateError as exc:
             raise StateError(f"{where}{exc}") from None
-        phases.append(Phase(rounds, cast(Any, system), options))
-    return tuple(phases)
+        found.append(Phase(rounds, cast(Any, system), options))
+    return tuple(found)
 
 
 def loads(text: str) -> Tournament:
@@ -118,7 +120,7 @@ def decode(data: Any) -> Tournament:
     system = _choice(data, "system", SYSTEMS, "swiss")
     options = _options(data, "")
     check_options(system, options)
-    phases = _phases(data)
+    in_phases = phases(data["phases"]) if data.get("phases") is not None else ()
     cycles = data.get("cycles", 1)
     if isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 1:
         raise StateError(f"'cycles' must be a positive integer, not {cycles!r}")
@@ -182,7 +184,7 @@ def decode(data: Any) -> Tournament:
         system=cast(Any, system),
         cycles=cycles,
         options=options,
-        phases=phases,
+        phases=in_phases,
     )
     validate(tournament)
     return tournament

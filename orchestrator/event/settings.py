@@ -21,7 +21,7 @@ from orchestrator.core.model import Format, Schedule, System
 from orchestrator.core.standings import TCEC_ORDER, Tiebreak
 
 #: settings that may never change once the event has started
-LOCKED = ("players", "system", "format", "schedule", "cycles")
+LOCKED = ("players", "system", "system_options", "phases", "format", "schedule", "cycles")
 #: settings that may change at any resume; every other change needs --force
 FREE = ("concurrency", "database", "pgn_dir", "site", "live_dir", "pgn_comments")
 
@@ -51,6 +51,8 @@ class EventSettings:
     rounds: int
     site: str = "?"
     system: System = "swiss"
+    system_options: dict[str, Any] = field(default_factory=dict)
+    phases: tuple[dict[str, Any], ...] = ()  # {rounds, system, system_options}
     format: Format = "double"
     schedule: Schedule = "legs"
     cycles: int = 1
@@ -88,6 +90,11 @@ class EventSettings:
             site=section.site,
             players=players,
             system=section.system,
+            system_options=dict(section.system_options),
+            phases=tuple(
+                {"rounds": p.rounds, "system": p.system, "system_options": dict(p.options)}
+                for p in section.phases
+            ),
             format=section.format,
             schedule=section.schedule,
             cycles=section.cycles,
@@ -171,6 +178,7 @@ class EventSettings:
         plain = {k: v for k, v in data.items() if k in known}
         plain["players"] = tuple(plain.get("players", ()))
         plain["tiebreaks"] = tuple(plain.get("tiebreaks", TCEC_ORDER))
+        plain["phases"] = tuple(plain.get("phases", ()))
         plain["engines"] = {
             name: EngineSettings(tuple(e["command"]), e.get("protocol", "uci"), e["options"])
             for name, e in cast(dict[str, Any], plain.get("engines", {})).items()

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from orchestrator.config.model import Config
-from orchestrator.core.model import Game, Pairing, Player, Round, Tournament
+from orchestrator.core.model import Game, Pairing, Phase, Player, Round, Tournament
 from orchestrator.core.openings import Opening, choose
+from orchestrator.core.pairing import OPTIONS
 from orchestrator.core.seeding import seed
 from orchestrator.event.settings import EventSettings
 from orchestrator.store.database import NewGame, RoundRow
@@ -67,7 +69,28 @@ def tournament(
         schedule=settings.schedule,
         system=settings.system,
         cycles=settings.cycles,
+        options=seeded_options(settings.system, settings.system_options, settings.random_seed),
+        phases=tuple(
+            Phase(
+                p["rounds"],
+                p["system"],
+                seeded_options(p["system"], p.get("system_options", {}), settings.random_seed),
+            )
+            for p in settings.phases
+        ),
     )
+
+
+def seeded_options(system: str, options: dict[str, Any], seed: int) -> dict[str, Any]:
+    """A system's options, with the event's `random_seed` as the `seed` of a system that
+    makes random choices and has none of its own (the seed is stored with the event).
+
+    >>> seeded_options("random", {}, 7), seeded_options("koth", {"repeats": 1}, 7)
+    ({'seed': 7}, {'repeats': 1})
+    """
+    if "seed" in OPTIONS.get(system, ()) and "seed" not in options:  # type: ignore[call-overload]
+        return {**options, "seed": seed}
+    return dict(options)
 
 
 def pair_numbers(games: Sequence[Game], first: int) -> list[int]:
