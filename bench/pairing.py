@@ -1,7 +1,12 @@
 """Time to pair one Swiss round, as `orchestrator pair` does it (replay of the stored rounds
 included), for 50, 200 and 1000 players at early, middle and late rounds.
 
-    .venv/bin/python bench/pairing.py [--repeat N]
+    .venv/bin/python bench/pairing.py [--repeat N] [--bakert-most N]
+
+A second table times one round of each other system (round 11, after ten rounds of a
+simulated TCEC Swiss) at the same sizes.  bakert's weighted Swiss is a maximum-weight
+matching over all n(n-1)/2 pairs (networkx's blossom algorithm, cubic in n): past
+`--bakert-most` players (default 200) it is not timed.
 
 Targets: a 50-player round under 5 ms, a 1000-player round under 100 ms.
 The events are simulated with seeded random results (60% draws, single rounds: the colour
@@ -38,6 +43,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15, help="timed runs per case")
     parser.add_argument("--format", default="single", choices=["single", "double"])
+    parser.add_argument("--bakert-most", type=int, default=200, help="largest bakert field")
     args = parser.parse_args()
     events: dict[int, Tournament] = {}
     print(f"| players | stage | round | dropped | median ms | max ms |  ({args.format} rounds)")
@@ -59,6 +65,29 @@ def main() -> None:
             f"| {players} | {stage} | {number} | {pairing.dropped_rounds} "
             f"| {statistics.median(times):.2f} | {max(times):.2f} |"
         )
+    other_systems(args)
+
+
+def other_systems(args: argparse.Namespace) -> None:
+    print()
+    print("| system | players | round | median ms | max ms |")
+    print("|---|---:|---:|---:|---:|")
+    for players in (50, 200, 1000):
+        start = Tournament(tuple(Player(f"E{i:04d}", i) for i in range(1, players + 1)))
+        played = simulate(start, 10, rng_seed=1).tournament
+        for system in ("koth", "factored", "quartile", "random", "bakert"):
+            if system == "bakert" and players > args.bakert_most:
+                print(f"| {system} | {players} | 11 | not timed | (over --bakert-most) |")
+                continue
+            state = replace(played, system=system, options={})  # type: ignore[arg-type]
+            times = []
+            for _ in range(args.repeat if players < 1000 else 3):
+                t0 = time.perf_counter()
+                pair_next(state)
+                times.append((time.perf_counter() - t0) * 1000)
+            print(
+                f"| {system} | {players} | 11 | {statistics.median(times):.2f} | {max(times):.2f} |"
+            )
 
 
 if __name__ == "__main__":

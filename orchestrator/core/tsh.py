@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-
-import networkx as nx
 
 from orchestrator.core.matching import PerfectMatching
 from orchestrator.core.model import Game, Pairing, StateError, Tournament
@@ -106,14 +104,21 @@ def allowance(history: History, players: list[str], repeats: int) -> int:
         repeats += 1
 
 
-def _rows(history: History, players: list[str], repeats: int) -> list[int]:
-    rows = []
-    for a in players:
-        row = 0
-        for j, b in enumerate(players):
-            if a != b and history.meetings(a, b) <= repeats:
-                row |= 1 << j
-        rows.append(row)
+def _rows(
+    history: History, players: list[str], repeats: int, allowed: list[int] | None = None
+) -> list[int]:
+    """Bitmask rows over `players`: the pairs within the allowance (and within `allowed`,
+    each player's possible partners, where given).  Built from the meetings, which are few
+    beside the n² pairs of a large field."""
+    place = {p: i for i, p in enumerate(players)}
+    everyone = (1 << len(players)) - 1
+    rows = [(everyone if allowed is None else allowed[i]) & ~(1 << i) for i in range(len(players))]
+    for pair, times in history.met.items():
+        if times > repeats:
+            a, b = tuple(pair)
+            if a in place and b in place:
+                rows[place[a]] &= ~(1 << place[b])
+                rows[place[b]] &= ~(1 << place[a])
     return rows
 
 
@@ -145,17 +150,7 @@ def nearest_pairs(
     for top in players:
         if not matching.alive >> place[top] & 1:
             continue
-        ideal = place[top] + factor
-        candidates = sorted(
-            (p for p in players if p != top and matching.alive >> place[p] & 1),
-            key=lambda p: (
-                abs(place[p] - ideal),
-                history.last.get(top) == p,
-                history.meetings(top, p),
-                place[p],
-            ),
-        )
-        for other in candidates:
+        for other in _outward(history, players, matching.alive, place[top], factor):
             if history.meetings(top, other) <= repeats and matching.take(place[top], place[other]):
                 pairs.append((top, other))
                 break
@@ -164,25 +159,66 @@ def nearest_pairs(
     return pairs
 
 
+def _outward(
+    history: History, players: list[str], alive: int, at: int, factor: int
+) -> Iterator[str]:
+    """The unpaired players other than the one `at`, nearest to `factor` places below it
+    first; at equal distance, not its last opponent, then fewer meetings, then higher."""
+    top, ideal = players[at], at + factor
+    for distance in range(len(players)):
+        near = [
+            players[i]
+            for i in {ideal - distance, ideal + distance}
+            if 0 <= i < len(players) and i != at and alive >> i & 1
+        ]
+        near.sort(
+            key=lambda p: (history.last.get(top) == p, history.meetings(top, p), players.index(p))
+        )
+        yield from near
+
+
 def random_pairs(
     history: History, players: list[str], repeats: int, rng: random.Random
 ) -> list[tuple[str, str]]:
-    """A random pairing of `players` with as few meetings beyond `repeats` as can be, then
-    as few repeats at all: a maximum-weight matching (networkx) over random tie-breaks."""
+    """A random pairing of `players` within the smallest allowance from `repeats` up: in a
+    random order, each unpaired player takes a random partner within the allowance that
+    leaves the rest pairable."""
     order = list(players)
     rng.shuffle(order)
-    most = max((history.meetings(a, b) for a in order for b in order if a != b), default=0)
-    graph = nx.Graph()
-    scale = len(order) + 1
-    for i, a in enumerate(order):
-        for b in order[i + 1 :]:
-            met = history.meetings(a, b)
-            over = max(0, met - repeats)
-            weight = ((most + 2 - over) * (most + 2) + (most + 1 - met)) * scale
-            graph.add_edge(a, b, weight=weight + rng.random())
-    matching = nx.max_weight_matching(graph, maxcardinality=True)
+    return _random_within(history, order, None, repeats, rng)
+
+
+def _random_within(
+    history: History,
+    order: list[str],
+    partners: list[set[str]] | None,
+    repeats: int,
+    rng: random.Random,
+) -> list[tuple[str, str]]:
+    """Random pairs of `order` (each player's possible `partners` given), within the
+    smallest allowance from `repeats` up that leaves a perfect matching."""
+    place = {p: i for i, p in enumerate(order)}
+    allowed = None if partners is None else [sum(1 << place[b] for b in g) for g in partners]
+    while True:
+        rows = _rows(history, order, repeats, allowed)
+        matching = PerfectMatching.find(rows, (1 << len(order)) - 1)
+        if matching is not None:
+            break
+        repeats += 1
     rank = {p: i for i, p in enumerate(history.ranked)}
-    pairs = [(a, b) if rank[a] < rank[b] else (b, a) for a, b in matching]
+    pairs = []
+    for i, a in enumerate(order):
+        if not matching.alive >> i & 1:
+            continue
+        candidates = [j for j in range(len(order)) if rows[i] >> j & 1 and matching.alive >> j & 1]
+        rng.shuffle(candidates)
+        for j in candidates:
+            if matching.take(i, j):
+                b = order[j]
+                pairs.append((a, b) if rank[a] < rank[b] else (b, a))
+                break
+        else:  # pragma: no cover - the matching always holds a partner
+            raise AssertionError(f"round {history.round}: no partner for {a}")
     return sorted(pairs, key=lambda pair: rank[pair[0]])
 
 
@@ -197,7 +233,7 @@ def quartile_pairs(
     >>> h = History.of(Tournament(tuple(Player(n, s) for s, n in enumerate("ABCDEFGH", 1))))
     >>> pairs = quartile_pairs(h, list(h.ranked), 4, 0, random.Random(1))
     >>> sorted(pairs)
-    [('A', 'H'), ('B', 'G'), ('C', 'F'), ('D', 'E')]
+    [('A', 'H'), ('B', 'G'), ('C', 'E'), ('D', 'F')]
     >>> {(a, b) for a, b in pairs} <= {(a, b) for a in "AB" for b in "GH"} | {
     ...     (a, b) for a in "CD" for b in "EF"}
     True
@@ -208,27 +244,23 @@ def quartile_pairs(
     bounds = [sum(sizes[:q]) for q in range(5)]
     groups = [players[bounds[q] : bounds[q + 1]] for q in range(4)]
     others = [q for q in (1, 2, 3) if q != quartile - 1]
-    matches = ((0, quartile - 1), (others[0], others[1]))
-    pairs: list[tuple[str, str]] = []
-    for upper, lower in matches:
-        top, bottom = groups[upper], list(groups[lower])
-        rng.shuffle(bottom)
-        if all(history.meetings(a, b) <= repeats for a, b in zip(top, bottom, strict=True)):
-            pairs += zip(top, bottom, strict=True)
-            continue
-        graph = nx.Graph()  # the shuffle breaks the allowance: a random allowed pairing
-        for a in top:
-            for b in bottom:
-                if history.meetings(a, b) <= repeats:
-                    graph.add_edge(("top", a), ("bottom", b), weight=1 + rng.random())
-        found = nx.max_weight_matching(graph, maxcardinality=True)
-        if len(found) < len(top):  # the quartiles cannot keep to the allowance at all
-            return random_pairs(history, players, repeats, rng)
-        for u, v in found:
-            (_, a), (_, b) = (u, v) if u[0] == "top" else (v, u)
-            pairs.append((a, b))
-    rank = {p: i for i, p in enumerate(players)}
-    return sorted(pairs, key=lambda pair: rank[pair[0]])
+    partner_group = {0: quartile - 1, quartile - 1: 0, others[0]: others[1], others[1]: others[0]}
+    order = [p for group in groups for p in group]
+    rng.shuffle(order)
+    group_of = {p: q for q, group in enumerate(groups) for p in group}
+    partners = [set(groups[partner_group[group_of[p]]]) for p in order]
+    if not _matchable_within(history, order, partners, repeats):
+        return random_pairs(history, players, repeats, rng)  # the quartiles cannot keep it
+    return _random_within(history, order, partners, repeats, rng)
+
+
+def _matchable_within(
+    history: History, order: list[str], partners: list[set[str]], repeats: int
+) -> bool:
+    place = {p: i for i, p in enumerate(order)}
+    allowed = [sum(1 << place[b] for b in group) for group in partners]
+    rows = _rows(history, order, repeats, allowed)
+    return PerfectMatching.find(rows, (1 << len(order)) - 1) is not None
 
 
 def seeded(options: Mapping[str, object], round_number: int) -> random.Random:
