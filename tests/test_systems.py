@@ -249,7 +249,10 @@ def test_every_system_pairs_through_the_command_line() -> None:
 def test_a_bad_system_or_option_is_one_line_and_exit_2() -> None:
     for data, message in [
         (state(system="dutch"), "'system' must be one of swiss, round-robin, bakert"),
-        (state(system="koth", system_options={"factor": 2}), "koth takes repeats, not 'factor'"),
+        (
+            state(system="koth", system_options={"factor": 2}),
+            "koth takes repeats, gibson, not 'factor'",
+        ),
         (state(system="koth", system_options={"repeats": -1}), "repeats must be an integer >= 0"),
         (state(system="factored", system_options={"factor": 0}), "factor must be an integer >= 1"),
         (state(system="quartile", system_options={"quartile": 5}), "quartile must be 2, 3 or 4"),
@@ -316,3 +319,41 @@ def test_the_daemon_plays_an_event_in_phases(tmp_path: Path) -> None:
             {"white": g["white"], "black": g["black"]} for g in data["rounds"][number - 1]["games"]
         ]
         assert json.loads(paired)["games"] == games
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.integers(2, 10).flatmap(
+        lambda n: st.tuples(
+            st.just(n),
+            st.lists(st.sampled_from(RESULTS), min_size=40, max_size=40),
+            st.integers(1, 4),
+        )
+    )
+)
+def test_gibsonization_pairs_a_clinched_leader_with_the_lowest_ranked(
+    case: tuple[int, list[str], int],
+) -> None:
+    """KOTH with `gibson`: once no one can catch the leader in the rounds left, the leader
+    meets the lowest-ranked player available (repeats allowed here, so: the last one)."""
+    size, results, left = case
+    players = tuple(Player(f"P{i:02d}", i) for i in range(1, size + 1))
+    options = {"gibson": True, "repeats": 9}
+    t = Tournament(players, system="koth", options=options)
+    draws = iter(results)
+    for _ in range(4):
+        pairing = pair_next(t)
+        played = pairing.as_round(tuple(next(draws) for _ in pairing.games))  # type: ignore[misc]
+        t = Tournament(players, (*t.rounds, played), system="koth", options=options)
+    t = Tournament(t.players, t.rounds, system="koth", options=options, planned_rounds=4 + left)
+    history, pairs, bye = check_round(t)
+    leader, second = history.ranked[0], history.ranked[1]
+    field = [p for p in history.ranked if p != bye]
+    caught = history.score[second] + left >= history.score[leader]
+    if leader not in field:  # the leader has the BYE
+        return
+    mine = next(pair for pair in pairs if leader in pair)
+    if not caught:
+        assert mine == (leader, field[-1])
+    else:
+        assert mine == (leader, field[1])  # plain KOTH: the top two

@@ -42,8 +42,8 @@ OPTIONS: dict[System, tuple[str, ...]] = {
     "swiss": (),
     "round-robin": (),
     "bakert": ("points", "seed"),
-    "koth": ("repeats",),
-    "factored": ("factor", "repeats"),
+    "koth": ("repeats", "gibson"),
+    "factored": ("factor", "repeats", "gibson"),
     "quartile": ("quartile", "repeats", "seed"),
     "random": ("repeats", "seed"),
 }
@@ -56,7 +56,7 @@ def check_options(system: str, options: Mapping[str, object]) -> None:
     >>> check_options("koth", {"factor": 2})
     Traceback (most recent call last):
     ...
-    orchestrator.core.model.StateError: system_options: koth takes repeats, not 'factor'
+    orchestrator.core.model.StateError: system_options: koth takes repeats, gibson, not 'factor'
     >>> check_options("dutch", {})
     Traceback (most recent call last):
     ...
@@ -80,6 +80,8 @@ def check_options(system: str, options: Mapping[str, object]) -> None:
         raise StateError(f"system_options: quartile must be 2, 3 or 4, not {options['quartile']}")
     if "points" in options:
         points_option(options)
+    if "gibson" in options and not isinstance(options["gibson"], bool):
+        raise StateError(f"system_options: gibson must be true or false, not {options['gibson']!r}")
 
 
 def default_rounds(system: System, players: int, cycles: int = 1) -> int:

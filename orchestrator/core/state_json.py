@@ -121,6 +121,11 @@ def decode(data: Any) -> Tournament:
     options = _options(data, "")
     check_options(system, options)
     in_phases = phases(data["phases"]) if data.get("phases") is not None else ()
+    planned = data.get("planned_rounds")
+    if planned is not None and (
+        isinstance(planned, bool) or not isinstance(planned, int) or planned < 1
+    ):
+        raise StateError(f"'planned_rounds' must be a positive integer, not {planned!r}")
     cycles = data.get("cycles", 1)
     if isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 1:
         raise StateError(f"'cycles' must be a positive integer, not {cycles!r}")
@@ -185,6 +190,7 @@ def decode(data: Any) -> Tournament:
         cycles=cycles,
         options=options,
         phases=in_phases,
+        planned_rounds=planned,
     )
     validate(tournament)
     return tournament
@@ -279,6 +285,8 @@ def encode(t: Tournament) -> dict[str, Any]:
         out["cycles"] = t.cycles
     if t.options:
         out["system_options"] = dict(t.options)
+    if t.planned_rounds is not None:
+        out["planned_rounds"] = t.planned_rounds
     if t.phases:
         out["phases"] = [
             {"rounds": p.rounds, "system": p.system}

@@ -128,7 +128,7 @@ def _matchable(history: History, players: list[str], repeats: int) -> bool:
 
 
 def nearest_pairs(
-    history: History, players: list[str], factor: int, repeats: int
+    history: History, players: list[str], factor: int, repeats: int, gibson: str | None = None
 ) -> list[tuple[str, str]]:
     """KOTH (`factor` 1) and FP(`factor`): from the top, each unpaired player meets the
     unpaired player nearest to `factor` places below it in the ranking, among those it has
@@ -147,6 +147,12 @@ def nearest_pairs(
     matching = PerfectMatching.find(_rows(history, players, repeats), (1 << len(players)) - 1)
     assert matching is not None  # the allowance guarantees one
     pairs = []
+    if gibson is not None:  # the lowest-ranked player available, within the allowance
+        for other in reversed(players):
+            allowed = other != gibson and history.meetings(gibson, other) <= repeats
+            if allowed and matching.take(place[gibson], place[other]):
+                pairs.append((gibson, other))
+                break
     for top in players:
         if not matching.alive >> place[top] & 1:
             continue
@@ -304,8 +310,40 @@ def _field(t: Tournament) -> tuple[History, list[str], str | None]:
     return history, [p for p in history.ranked if p != bye], bye
 
 
+def clinched(t: Tournament, history: History) -> str | None:
+    """The player who has clinched first place, if one has: no one can catch them (reach
+    their score) in the rounds left, this one included, at one point a game.  None while
+    the event's number of rounds is not known.
+
+    >>> from dataclasses import replace
+    >>> from orchestrator.core.model import Player, Round
+    >>> players = tuple(Player(n, s) for s, n in enumerate("ABCD", 1))
+    >>> won = Round(1, (Game("A", "B", "1-0"), Game("C", "D", "1/2-1/2")))
+    >>> t = Tournament(players, (won, won), planned_rounds=3)  # A: 2, C and D: 1, B: 0
+    >>> clinched(t, History.of(t)), clinched(replace(t, planned_rounds=4), History.of(t))
+    (None, None)
+    >>> t = Tournament(players, (won, won, won), planned_rounds=4)  # A: 3, C: 1.5
+    >>> clinched(t, History.of(t))
+    'A'
+    """
+    if t.planned_rounds is None or len(history.ranked) < 2:
+        return None
+    left = (t.planned_rounds - len(t.rounds)) * t.games_per_pair
+    first, second = history.ranked[0], history.ranked[1]
+    return first if history.score[second] + left < history.score[first] else None
+
+
+def _gibson(t: Tournament, options: Mapping[str, object], history: History) -> str | None:
+    gibson = options.get("gibson", False)
+    if not isinstance(gibson, bool):
+        raise StateError(f"system_options: gibson must be true or false, not {gibson!r}")
+    return clinched(t, history) if gibson else None
+
+
 def pair_koth(t: Tournament, options: Mapping[str, object]) -> Pairing:
     """King of the Hill: first against second, third against fourth, ... (`repeats`).
+    With `gibson`, a player who has clinched first place meets the lowest-ranked player
+    available instead (`clinched`).
 
     >>> from orchestrator.core.model import Player, Round
     >>> players = tuple(Player(n, s) for s, n in enumerate("ABCD", 1))
@@ -316,7 +354,9 @@ def pair_koth(t: Tournament, options: Mapping[str, object]) -> Pairing:
     [('D', 'C'), ('B', 'A')]
     """
     history, players, bye = _field(t)
-    pairs = nearest_pairs(history, players, 1, option(options, "repeats", 0))
+    gibson = _gibson(t, options, history)
+    repeats = option(options, "repeats", 0)
+    pairs = nearest_pairs(history, players, 1, repeats, gibson if gibson in players else None)
     return games_of(t, history, pairs, bye)
 
 
@@ -325,7 +365,9 @@ def pair_factored(t: Tournament, options: Mapping[str, object]) -> Pairing:
     below (FP(2): 1-3, 2-4, 5-7, 6-8)."""
     history, players, bye = _field(t)
     factor = option(options, "factor", 2, least=1)
-    pairs = nearest_pairs(history, players, factor, option(options, "repeats", 0))
+    gibson = _gibson(t, options, history)
+    repeats = option(options, "repeats", 0)
+    pairs = nearest_pairs(history, players, factor, repeats, gibson if gibson in players else None)
     return games_of(t, history, pairs, bye)
 
 

@@ -78,6 +78,7 @@ def tournament(
             )
             for p in settings.phases
         ),
+        planned_rounds=settings.rounds,
     )
 
 
