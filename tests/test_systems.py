@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -357,3 +360,53 @@ def test_gibsonization_pairs_a_clinched_leader_with_the_lowest_ranked(
         assert mine == (leader, field[-1])
     else:
         assert mine == (leader, field[1])  # plain KOTH: the top two
+
+
+def test_a_director_fixes_pairs_of_the_next_round_and_the_system_pairs_the_rest(
+    tmp_path: Path,
+) -> None:
+    config = event_config(tmp_path, players=[f"E{i}" for i in range(1, 8)], rounds=2, delay_ms=40)
+    db = tmp_path / "event.sqlite"
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "orchestrator", "run", str(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+    )
+    try:
+        for _ in range(600):  # until round 1 is paired
+            if (
+                db.is_file()
+                and CliRunner().invoke(app, ["pairings", "--db", str(db), "--json"]).exit_code == 0
+            ):
+                break
+            time.sleep(0.1)
+        runner = CliRunner()
+        for args, message in [
+            (["3", "E1-E2"], "the event has 2 rounds, not 3"),
+            (["2", "E1-E9"], "'E1-E9' is not WHITE-BLACK, two engine names"),
+            (["2", "E1-E2", "E2-E3"], "'E2' is in two pairs"),
+            (["1", "E1-E2"], "round 1 has started"),
+        ]:
+            refused = runner.invoke(app, ["pair-manual", *args, "--db", str(db), "--reason", "r"])
+            assert refused.exit_code == 2 and message in refused.stderr, refused.output
+        asked = runner.invoke(
+            app, ["pair-manual", "2", "E7-E1", "--db", str(db), "--reason", "a TV pairing"]
+        )
+        assert asked.exit_code == 0, asked.output
+        out, err = daemon.communicate(timeout=300)
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+            daemon.communicate()
+    assert daemon.returncode == 0, err + out[-3000:]
+    second = json.loads(
+        CliRunner().invoke(app, ["pairings", "--db", str(db), "--round", "2", "--json"]).stdout
+    )
+    games = [(g["white"], g["black"]) for g in second["games"]]
+    assert ("E7", "E1") in games and ("E1", "E7") in games  # a double round: both colours
+    playing = [p for pair in games for p in pair] + [second["bye"]]
+    assert Counter(playing) == Counter({f"E{i}": 2 for i in range(1, 8)} | {second["bye"]: 1})
+    log = CliRunner().invoke(app, ["log", "--db", str(db), "--json"])
+    assert "E7-E1 fixed; the system pairs the rest" in log.stdout

@@ -1,4 +1,5 @@
-"""Operator controls: pause, resume, adjudicate, replay, withdraw, engine-update; and the
+"""Operator controls: pause, resume, adjudicate, replay, withdraw, engine-update,
+pair-manual; and the
 stored event as a tournament state (`state`) and its audit log (`log`).
 
 Each control finds the database as the reading commands do, is checked against the stored
@@ -111,6 +112,27 @@ def withdraw(
     """Leave ENGINE out of every later pairing; its unplayed games are forfeited or
     cancelled (withdrawn_games)."""
     _submit(db, config, controls.Request("withdraw", {"engine": engine}, reason))
+
+
+@app.command("pair-manual")
+@user_errors
+def pair_manual(
+    round_number: Annotated[int, typer.Argument(metavar="ROUND", help="The round to pair.")],
+    pairs: Annotated[list[str], typer.Argument(metavar="WHITE-BLACK...", help="Fixed pairs.")],
+    db: DbOpt = None,
+    config: ConfigOpt = Path("engines.toml"),
+    *,
+    reason: Needed,
+) -> None:
+    """Fix some or all pairs of ROUND (the next round, or the current one while none of
+    its games has started); the event's system pairs the rest."""
+    path = _store(db, config)
+    view = asyncio.run(load_view(path))
+    names = [p.name for p in view.tournament.by_seed()]
+    fixed = [list(controls.split_pair(text, names)) for text in pairs]
+    _submit(
+        db, config, controls.Request("pair-manual", {"round": round_number, "pairs": fixed}, reason)
+    )
 
 
 def _option(text: str) -> tuple[str, Any]:

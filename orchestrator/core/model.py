@@ -109,6 +109,7 @@ class Tournament:
     options: Mapping[str, object] = field(default_factory=dict)  # the system's parameters
     phases: tuple[Phase, ...] = ()  # if any: the systems in turn (after them, the last)
     planned_rounds: int | None = None  # the event's rounds, where known (Gibsonization)
+    fixed: tuple[tuple[str, str], ...] = ()  # the next round's pairs a director fixed (white first)
 
     def system_of(self, round_number: int) -> tuple[System, Mapping[str, object]]:
         """The system (and its options) that pairs round `round_number`.

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from orchestrator.core.bakert import pair_bakert, points_option
-from orchestrator.core.model import SYSTEMS, Pairing, StateError, System, Tournament
+from orchestrator.core.model import SYSTEMS, Game, Pairing, StateError, System, Tournament
 from orchestrator.core.roundrobin import pair_round_robin, total_rounds
 from orchestrator.core.swiss import pair_swiss
 from orchestrator.core.tsh import option, pair_factored, pair_koth, pair_quartile, pair_random
@@ -19,6 +20,8 @@ def pair_next(tournament: Tournament) -> Pairing:
     >>> [(g.white, g.black) for g in pairing.games]
     [('D', 'C'), ('B', 'A')]
     """
+    if tournament.fixed:
+        return _with_fixed(tournament)
     system, options = tournament.system_of(len(tournament.rounds) + 1)
     if system == "round-robin":
         if tournament.phases:
@@ -35,6 +38,61 @@ def pair_next(tournament: Tournament) -> Pairing:
     if system == "quartile":
         return pair_quartile(tournament, options)
     return pair_random(tournament, options)
+
+
+def _with_fixed(t: Tournament) -> Pairing:
+    """The next round with the director's fixed pairs (manual pairings): the system pairs
+    the rest, who may include the BYE; the fixed pairs play first-leg colours as given.
+
+    >>> from orchestrator.core.model import Player
+    >>> players = tuple(Player(n, s) for s, n in enumerate("ABCDEF", 1))
+    >>> pairing = pair_next(Tournament(players, fixed=(("F", "A"),)))
+    >>> [(g.white, g.black) for g in pairing.games]
+    [('E', 'D'), ('C', 'B'), ('F', 'A')]
+    """
+    number = len(t.rounds) + 1
+    playing = {p.name for p in t.players if p.plays_in(number)}
+    taken = [name for pair in t.fixed for name in pair]
+    for name in taken:
+        if name not in playing:
+            raise StateError(f"round {number}: {name!r} does not play this round")
+    if len(set(taken)) != len(taken) or any(a == b for a, b in t.fixed):
+        raise StateError(f"round {number}: a player is in two fixed pairs")
+    if t.system_of(number)[0] == "round-robin":
+        raise StateError("a round robin's pairings are its table: none can be fixed")
+    rest = replace(
+        t,
+        fixed=(),
+        players=tuple(
+            replace(p, withdrawn_after=number - 1) if p.name in taken else p for p in t.players
+        ),
+    )
+    left = sorted(playing - set(taken))
+    if len(left) >= 2:
+        paired = pair_next(rest)
+        first_leg, bye = _first_leg(paired, t.format, t.schedule), paired.bye
+        dropped = paired.dropped_rounds
+    else:
+        first_leg, bye, dropped = [], (left[0] if left else None), 0
+    fixed = [Game(white, black) for white, black in t.fixed]
+    return Pairing(number, _both_legs(first_leg + fixed, t.format, t.schedule), bye, dropped)
+
+
+def _first_leg(p: Pairing, fmt: str, schedule: str) -> list[Game]:
+    if fmt != "double":
+        return list(p.games)
+    if schedule == "legs":
+        return list(p.games[: len(p.games) // 2])
+    return list(p.games[::2])
+
+
+def _both_legs(first: list[Game], fmt: str, schedule: str) -> tuple[Game, ...]:
+    if fmt != "double":
+        return tuple(first)
+    second = [Game(g.black, g.white) for g in first]
+    if schedule == "legs":
+        return (*first, *second)
+    return tuple(g for pair in zip(first, second, strict=True) for g in pair)
 
 
 #: the `system_options` each system takes

@@ -308,7 +308,9 @@ class Daemon:
         await controls.request(self.store, asked, command, user="orchestrator")
 
     async def _pair(self) -> None:
-        pairing = pair_next(await self._tournament())
+        tournament = await self._tournament()
+        fixed = controls.fixed_pairs(await self.store.controls(), len(tournament.rounds) + 1)
+        pairing = pair_next(dataclasses.replace(tournament, fixed=fixed))
         games = new_games(pairing, await self.store.pairs_so_far(), self.openings)
         await self.store.add_round(pairing.round, pairing.bye, pairing.dropped_rounds, games)
         log.info(
@@ -317,6 +319,7 @@ class Daemon:
             games=len(pairing.games),
             bye=pairing.bye,
             dropped_rounds=pairing.dropped_rounds,
+            fixed=len(fixed),
         )
 
     async def _finish_round(self, rnd: RoundRow) -> None:

@@ -25,9 +25,9 @@ from orchestrator.game.pgn import CommentStyle, amend, to_pgn
 from orchestrator.store import changes
 from orchestrator.store.database import Change, ControlRow, GameRow, RoundRow, Store
 
-KINDS = ("pause", "resume", "adjudicate", "replay", "withdraw", "engine-update")
+KINDS = ("pause", "resume", "adjudicate", "replay", "withdraw", "engine-update", "pair-manual")
 #: controls whose changes touch results, pairings or engines: the outputs are rewritten
-CHANGES_RESULTS = frozenset({"adjudicate", "replay", "withdraw"})
+CHANGES_RESULTS = frozenset({"adjudicate", "replay", "withdraw", "pair-manual"})
 
 
 class ControlRefused(OrchestratorError):
@@ -83,10 +83,84 @@ def check(request: Request, view: EventView) -> None:
         if game.forfeit:
             raise ControlRefused(f"game {game.id} is a forfeit: its engine withdrew")
         _changeable(view, game)
+    elif request.kind == "pair-manual":
+        _manual_round(view, request.args)
     elif request.kind in ("withdraw", "engine-update"):
         engine = _engine(view, request.args.get("engine"))
         if request.kind == "withdraw" and engine in view.withdrawals:
             raise ControlRefused(f"{engine!r} has already withdrawn")
+
+
+def split_pair(text: str, names: list[str]) -> tuple[str, str]:
+    """ "A-B" as (A, B), where A and B are engine names that may hold hyphens themselves.
+
+    >>> split_pair("Fairy-Stockfish-Toga", ["Toga", "Fairy-Stockfish"])
+    ('Fairy-Stockfish', 'Toga')
+    >>> split_pair("A+B", ["A", "B"])
+    Traceback (most recent call last):
+    ...
+    orchestrator.event.controls.ControlRefused: 'A+B' is not WHITE-BLACK, two engine names
+    """
+    known = set(names)
+    splits = [
+        (text[:i], text[i + 1 :])
+        for i, char in enumerate(text)
+        if char == "-" and text[:i] in known and text[i + 1 :] in known
+    ]
+    if len(splits) != 1:
+        raise ControlRefused(f"{text!r} is not WHITE-BLACK, two engine names")
+    return splits[0]
+
+
+def _manual_round(view: EventView, args: dict[str, Any]) -> int:
+    """Check a `pair-manual` control; the number of the paired round it replaces (0: the
+    round is not paired yet)."""
+    number, pairs = args.get("round"), args.get("pairs")
+    last = view.rounds[-1] if view.rounds else None
+    next_number = (last.number if last else 0) + 1
+    if not isinstance(number, int) or isinstance(number, bool):
+        raise ControlRefused(f"{number!r} is not a round number")
+    if view.settings.system == "round-robin":
+        raise ControlRefused("a round robin's pairings are its table: none can be fixed")
+    if number > view.settings.rounds:
+        raise ControlRefused(f"the event has {view.settings.rounds} rounds, not {number}")
+    replaces = 0
+    if last is not None and number == last.number:
+        if any(_started(view, g) for g in last.games):
+            raise ControlRefused(f"round {number} has started: its pairing can no longer change")
+        replaces = number
+    elif number != next_number:
+        raise ControlRefused(
+            f"round {number} cannot be paired by hand now: the next round to pair is {next_number}"
+        )
+    if not isinstance(pairs, list) or not pairs:
+        raise ControlRefused("pair-manual needs at least one pair WHITE-BLACK")
+    seen: set[str] = set()
+    for pair in pairs:
+        if not (isinstance(pair, list | tuple) and len(pair) == 2):
+            raise ControlRefused(f"{pair!r} is not a pair of engines")
+        for name in pair:
+            engine = _engine(view, name)
+            if engine in view.withdrawals:
+                raise ControlRefused(f"{engine!r} has withdrawn")
+            if engine in seen:
+                raise ControlRefused(f"{engine!r} is in two pairs")
+            seen.add(engine)
+    return replaces
+
+
+def fixed_pairs(stored: list[ControlRow], number: int) -> tuple[tuple[str, str], ...]:
+    """The pairs a director fixed for round `number`: the last applied `pair-manual`."""
+    found: tuple[tuple[str, str], ...] = ()
+    for control in stored:
+        if control.kind != "pair-manual" or control.applied_at is None:
+            continue
+        if (control.outcome or "").startswith("refused"):
+            continue
+        args = json.loads(control.args)
+        if args.get("round") == number:
+            found = tuple((str(a), str(b)) for a, b in args["pairs"])
+    return found
 
 
 def _game(view: EventView, game_id: object) -> GameRow:
@@ -186,6 +260,14 @@ async def _plan(store: Store, view: EventView, asked: Request, site: str, contro
         return Plan(update, f"{args['engine']}: new {_what(args)} from its next game")
     if asked.kind == "withdraw":
         return await _withdraw(store, view, args["engine"], reason, site)
+    if asked.kind == "pair-manual":
+        replaced = _manual_round(view, args)
+        shown = ", ".join(f"{a}-{b}" for a, b in args["pairs"])
+        again = " (its pairing made again)" if replaced else ""
+        return Plan(
+            changes.round_dropped(replaced) if replaced else [],
+            f"round {args['round']}{again}: {shown} fixed; the system pairs the rest",
+        )
     game = _game(view, args["game"])
     plan = [c for n in _changeable(view, game) for c in changes.round_dropped(n)]
     if asked.kind == "replay":
@@ -358,4 +440,15 @@ def strike_request(view: EventView, engine: str) -> Request | None:
     return Request("withdraw", {"engine": engine}, f"{len(games)} strikes: {listed}")
 
 
-__all__ = ["KINDS", "STRIKES", "ControlRefused", "Plan", "Request", "check", "plan", "request"]
+__all__ = [
+    "KINDS",
+    "STRIKES",
+    "ControlRefused",
+    "Plan",
+    "Request",
+    "check",
+    "fixed_pairs",
+    "plan",
+    "request",
+    "split_pair",
+]
