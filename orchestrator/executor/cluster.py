@@ -164,7 +164,7 @@ class DaskExecutor:
             if client is not None and client.status == "running":
                 try:
                     identity = await asyncio.wait_for(_identity(client), CONNECT_S)
-                except (OSError, TimeoutError):
+                except Exception:  # the watch must outlive any one failed read
                     pass
                 else:
                     self.workers = dict(identity.get("workers", {}))
