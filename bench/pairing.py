@@ -75,7 +75,7 @@ def other_systems(args: argparse.Namespace) -> None:
     for players in (50, 200, 1000):
         start = Tournament(tuple(Player(f"E{i:04d}", i) for i in range(1, players + 1)))
         played = simulate(start, 10, rng_seed=1).tournament
-        for system in ("koth", "factored", "quartile", "random", "bakert"):
+        for system in ("olafsson", "koth", "factored", "quartile", "random", "bakert"):
             if system == "bakert" and players > args.bakert_most:
                 print(f"| {system} | {players} | 11 | not timed | (over --bakert-most) |")
                 continue

@@ -10,6 +10,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 from hypothesis import given, settings
@@ -243,7 +244,8 @@ def pair(data: dict[str, object]) -> tuple[int, str]:
 
 
 def test_every_system_pairs_through_the_command_line() -> None:
-    for system in ("swiss", "round-robin", "bakert", "koth", "factored", "quartile", "random"):
+    systems = ("swiss", "round-robin", "olafsson", "bakert", "koth", "factored", "quartile")
+    for system in (*systems, "random"):
         code, out = pair(state(system=system))
         assert code == 0, (system, out)
         assert len(json.loads(out)["games"]) == 3
@@ -251,7 +253,7 @@ def test_every_system_pairs_through_the_command_line() -> None:
 
 def test_a_bad_system_or_option_is_one_line_and_exit_2() -> None:
     for data, message in [
-        (state(system="dutch"), "'system' must be one of swiss, round-robin, bakert"),
+        (state(system="dutch"), "'system' must be one of swiss, round-robin, olafsson, bakert"),
         (
             state(system="koth", system_options={"factor": 2}),
             "koth takes repeats, gibson, not 'factor'",
@@ -410,3 +412,120 @@ def test_a_director_fixes_pairs_of_the_next_round_and_the_system_pairs_the_rest(
     assert Counter(playing) == Counter({f"E{i}": 2 for i in range(1, 8)} | {second["bye"]: 1})
     log = CliRunner().invoke(app, ["log", "--db", str(db), "--json"])
     assert "E7-E1 fixed; the system pairs the rest" in log.stdout
+
+
+# --- Ólafsson's weighted-matching Swiss ---------------------------------------------------
+
+#: Table 1 of the paper: each top player's opponents among the 14, score and last colour
+OPPONENTS = {1: [5, 7, 8, 11], 2: [3, 4, 7, 8, 9], 3: [2, 4, 5, 7, 8, 9, 13], 4: [2, 3, 7, 8, 13],
+             5: [1, 3, 7, 13], 6: [9, 13], 7: [1, 2, 3, 4, 5, 8, 9], 8: [1, 2, 3, 4, 7, 14],
+             9: [2, 3, 6, 7, 11, 14], 10: [13], 11: [1, 9, 12, 13], 12: [11, 14],
+             13: [3, 4, 5, 6, 10, 11], 14: [8, 9, 12]}  # fmt: skip
+SCORE = dict.fromkeys(range(1, 9), 7.0) | dict.fromkeys(range(9, 14), 6.5) | {14: 6.0}
+LAST = dict(zip(range(1, 15), "BWWBWWWBBWWBBB", strict=True))  # 3 and 7: White (lost)
+WHITES = dict.fromkeys(range(1, 15), 5) | {12: 4}  # colour number 0; 12: two more blacks
+WINS = {(3, 13): 3, (7, 9): 7}  # among the 14 all else is drawn: every score is reachable
+
+
+def tname(i: int) -> str:
+    return f"T{i:02d}"
+
+
+def reykjavik_1986() -> Tournament:
+    """The situation of the paper's Table 1 before the last round (Reykjavík 1986): the 14
+    top players with their scores, their opponents among them, equal colours but for 12,
+    and their last colours; every other game is against filler players who withdrew
+    before the last round."""
+    edges = sorted({(min(a, b), max(a, b)) for a, bs in OPPONENTS.items() for b in bs})
+    when: dict[tuple[int, int], int] = {}  # rounds 1-9: one game a player a round
+    busy: dict[int, set[int]] = {r: set() for r in range(1, 10)}
+    for a, b in sorted(edges, key=lambda e: -(len(OPPONENTS[e[0]]) + len(OPPONENTS[e[1]]))):
+        when[a, b] = next(r for r in range(1, 10) if not {a, b} & busy[r])
+        busy[when[a, b]] |= {a, b}
+    rng = random.Random(0)  # colours of those games that leave every white count reachable
+    for _ in range(2000):
+        need = {i: WHITES[i] - (LAST[i] == "W") for i in range(1, 15)}
+        left = dict.fromkeys(range(1, 15), 9)
+        white_of: dict[tuple[int, int], int] = {}
+        for a, b in rng.sample(edges, len(edges)):
+            key_a, key_b = (need[a] / left[a], rng.random()), (need[b] / left[b], rng.random())
+            white_of[a, b] = a if key_a > key_b else b
+            need[white_of[a, b]] -= 1
+            left[a] -= 1
+            left[b] -= 1
+        if all(0 <= need[i] <= left[i] for i in range(1, 15)):
+            break
+    points = {i: SCORE[i] - 0.5 * len(OPPONENTS[i]) for i in range(1, 15)}
+    for (a, b), winner in WINS.items():
+        points[winner] -= 0.5
+        points[b if winner == a else a] += 0.5
+    fillers = [f"F{i:02d}" for i in range(1, 21)]
+    rounds = []
+    for r in range(1, 11):
+        games, used = [], set()
+        for (a, b), at in when.items():
+            if at == r:
+                white = white_of[a, b]
+                black = b if white == a else a
+                winner = WINS.get((a, b))
+                result = "1/2-1/2" if winner is None else ("1-0" if winner == white else "0-1")
+                games.append(Game(tname(white), tname(black), result))
+        playing = {p for e, at in when.items() if at == r for p in e}
+        for i in (i for i in range(1, 15) if i not in playing):
+            filler = next(f for f in fillers if f not in used)
+            used.add(filler)
+            mine = 1.0 if points[i] >= 1 else points[i]
+            points[i] -= mine
+            white = LAST[i] == "W" if r == 10 else need[i] > 0
+            if white and r < 10:
+                need[i] -= 1
+            result = {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}[mine]
+            flipped = {"1-0": "0-1", "0-1": "1-0", "1/2-1/2": "1/2-1/2"}[result]
+            games.append(
+                Game(tname(i), filler, result) if white else Game(filler, tname(i), flipped)
+            )
+        rest = [f for f in fillers if f not in used]
+        games += [Game(x, y, "1/2-1/2") for x, y in zip(rest[::2], rest[1::2], strict=True)]
+        rounds.append(Round(r, tuple(games)))
+    players = tuple(Player(tname(i), i) for i in range(1, 15)) + tuple(
+        Player(f, 100 + k, withdrawn_after=10) for k, f in enumerate(fillers)
+    )
+    return Tournament(players, tuple(rounds))
+
+
+def test_olafsson_reproduces_matchmaker_s_pairing_of_table_2() -> None:
+    t = reykjavik_1986()
+    state_json.validate(t)
+    pairing = pair_next(replace(t, system="olafsson"))
+    got = {(int(g.white[1:]), int(g.black[1:])) for g in pairing.games}
+    assert got == {(1, 2), (4, 6), (8, 5), (12, 3), (13, 7), (9, 10), (14, 11)}
+    last = {tname(i): LAST[i] for i in range(1, 15)}
+    for g in pairing.games:  # nobody has the same colour twice
+        assert last[g.white] == "B" and last[g.black] == "W", g
+
+
+def test_olafsson_round_one_pairs_the_top_half_with_the_bottom_half() -> None:
+    players = tuple(Player(f"P{i:02d}", i) for i in range(1, 65))
+    pairing = pair_next(Tournament(players, system="olafsson"))
+    games = {(int(g.white[1:]), int(g.black[1:])) for g in pairing.games}
+    assert {(1, 33), (34, 2), (3, 35), (36, 4)} <= games and len(games) == 32
+
+
+@st.composite
+def olafsson_events(draw: st.DrawFn) -> Tournament:
+    """Fewer rounds than half the field: a pairing without a repeat always exists."""
+    size = draw(st.integers(4, 14))
+    players = tuple(Player(f"P{i:02d}", i) for i in range(1, size + 1))
+    t = Tournament(players, system="olafsson")
+    for _ in range(draw(st.integers(0, size // 2 - 2))):
+        pairing = pair_next(t)
+        results = tuple(draw(st.sampled_from(RESULTS)) for _ in pairing.games)
+        t = replace(t, rounds=(*t.rounds, pairing.as_round(results)))
+    return t
+
+
+@settings(max_examples=60, deadline=None)
+@given(olafsson_events())
+def test_olafsson_pairs_everyone_once_and_never_twice_the_same(t: Tournament) -> None:
+    history, pairs, _ = check_round(t)
+    assert all(history.meetings(a, b) == 0 for a, b in pairs)

@@ -74,6 +74,7 @@ class ScheduleOpt(StrEnum):
 class SystemOpt(StrEnum):
     swiss = "swiss"
     round_robin = "round-robin"
+    olafsson = "olafsson"
     bakert = "bakert"
     koth = "koth"
     factored = "factored"
@@ -98,7 +99,9 @@ def simulate(
     schedule: Annotated[ScheduleOpt | None, typer.Option(help="legs | pairs")] = None,
     system: Annotated[
         SystemOpt | None,
-        typer.Option(help="swiss | round-robin | bakert | koth | factored | quartile | random"),
+        typer.Option(
+            help="swiss | round-robin | olafsson | bakert | koth | factored | quartile | random"
+        ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the random results.")] = 1,
     draw_rate: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of draws.")] = 0.6,

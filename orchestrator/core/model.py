@@ -16,11 +16,14 @@ Result = Literal["1-0", "0-1", "1/2-1/2"]
 RESULTS: tuple[Result, ...] = ("1-0", "0-1", "1/2-1/2")
 Format = Literal["single", "double"]
 Schedule = Literal["legs", "pairs"]
-System = Literal["swiss", "round-robin", "bakert", "koth", "factored", "quartile", "random"]
+System = Literal[
+    "swiss", "round-robin", "olafsson", "bakert", "koth", "factored", "quartile", "random"
+]
 #: the pairing systems, by the names engines.toml and the state JSON use
 SYSTEMS: tuple[System, ...] = (
     "swiss",
     "round-robin",
+    "olafsson",
     "bakert",
     "koth",
     "factored",

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from orchestrator.core.bakert import pair_bakert, points_option
 from orchestrator.core.model import SYSTEMS, Game, Pairing, StateError, System, Tournament
+from orchestrator.core.olafsson import pair_olafsson
 from orchestrator.core.roundrobin import pair_round_robin, total_rounds
 from orchestrator.core.swiss import pair_swiss
 from orchestrator.core.tsh import option, pair_factored, pair_koth, pair_quartile, pair_random
@@ -29,6 +30,8 @@ def pair_next(tournament: Tournament) -> Pairing:
         return pair_round_robin(tournament)
     if system == "swiss":
         return pair_swiss(tournament)
+    if system == "olafsson":
+        return pair_olafsson(tournament, options)
     if system == "bakert":
         return pair_bakert(tournament, options)
     if system == "koth":
@@ -99,6 +102,7 @@ def _both_legs(first: list[Game], fmt: str, schedule: str) -> tuple[Game, ...]:
 OPTIONS: dict[System, tuple[str, ...]] = {
     "swiss": (),
     "round-robin": (),
+    "olafsson": (),
     "bakert": ("points", "seed"),
     "koth": ("repeats", "gibson"),
     "factored": ("factor", "repeats", "gibson"),
