@@ -367,7 +367,7 @@ def test_gibsonization_pairs_a_clinched_leader_with_the_lowest_ranked(
 def test_a_director_fixes_pairs_of_the_next_round_and_the_system_pairs_the_rest(
     tmp_path: Path,
 ) -> None:
-    config = event_config(tmp_path, players=[f"E{i}" for i in range(1, 8)], rounds=2, delay_ms=40)
+    config = event_config(tmp_path, players=[f"E{i}" for i in range(1, 8)], rounds=2, delay_ms=100)
     db = tmp_path / "event.sqlite"
     daemon = subprocess.Popen(
         [sys.executable, "-m", "orchestrator", "run", str(config)],
@@ -377,11 +377,10 @@ def test_a_director_fixes_pairs_of_the_next_round_and_the_system_pairs_the_rest(
         cwd=tmp_path,
     )
     try:
-        for _ in range(600):  # until round 1 is paired
-            if (
-                db.is_file()
-                and CliRunner().invoke(app, ["pairings", "--db", str(db), "--json"]).exit_code == 0
-            ):
+        for _ in range(600):  # until a game of round 1 has started
+            shown = CliRunner().invoke(app, ["pairings", "--db", str(db), "--json"])
+            games = json.loads(shown.stdout)["games"] if shown.exit_code == 0 else []
+            if any(g["status"] != "pending" for g in games):
                 break
             time.sleep(0.1)
         runner = CliRunner()
