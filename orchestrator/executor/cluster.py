@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections.abc import Awaitable
 from typing import Any, cast
 
 import chess
@@ -83,6 +84,17 @@ def security(config: Config) -> Security | None:
         tls_client_key=str(section.tls_key),
         require_encryption=True,
     )
+
+
+async def _bounded(work: Awaitable[object], seconds: float) -> None:
+    """Await `work` for `seconds` at most, then leave it cancelled without waiting for the
+    cancellation to finish: a shutdown must never hang on Dask's own clean-up."""
+    task = asyncio.ensure_future(work)
+    done, _ = await asyncio.wait({task}, timeout=seconds)
+    if not done:
+        task.cancel()
+    elif not task.cancelled() and task.exception() is not None:
+        log.warning("dask_close_failed", error=repr(task.exception()))
 
 
 async def _identity(client: Client) -> dict[str, Any]:
@@ -153,8 +165,7 @@ class DaskExecutor:
     async def _drop_client(self) -> None:
         client, self.client = self.client, None
         if client is not None:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(client.close(), CANCEL_S)
+            await _bounded(client.close(), CANCEL_S)
 
     async def _read_workers(self) -> None:
         """Keep `workers` current: the workers connected to the scheduler now."""
@@ -201,8 +212,7 @@ class DaskExecutor:
             with contextlib.suppress(Exception):
                 client.unsubscribe_topic(topic)
             if not future.done():
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(client.cancel([future], reason="aborted"), CANCEL_S)
+                await _bounded(client.cancel([future], reason="aborted"), CANCEL_S)
             future.release()
 
     async def check(self, config: Config, fen_reason: str | None) -> list[str]:
@@ -238,7 +248,7 @@ class DaskExecutor:
     async def close(self) -> None:
         if self._watch is not None:
             self._watch.cancel()
-            await asyncio.gather(self._watch, return_exceptions=True)
+            await asyncio.wait({self._watch}, timeout=CANCEL_S)
         await self._drop_client()
 
 
