@@ -74,6 +74,17 @@ def run_daemon(config: Path, *args: str, timeout: float = 300) -> subprocess.Com
     )
 
 
+def start_daemon(config: Path) -> subprocess.Popen[str]:
+    """`orchestrator run CONFIG` in the background, its output piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "orchestrator", "run", str(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=config.parent,
+    )
+
+
 def cli(*args: str) -> Any:
     result = CliRunner().invoke(app, list(args))
     assert result.exit_code == 0, result.output

@@ -25,7 +25,13 @@ from orchestrator.executor.cluster import CONNECT_S
 from orchestrator.executor.worker import IDLE_S
 from orchestrator.web.app import make_app
 from tests.conftest import free_port
-from tests.test_daemon import engines_alive, event_config, run_daemon, stored_games
+from tests.test_daemon import (
+    engines_alive,
+    event_config,
+    run_daemon,
+    start_daemon,
+    stored_games,
+)
 
 DASK = [sys.executable, "-m", "dask"]
 PLAYERS = [f"E{i}" for i in range(1, 7)]
@@ -71,6 +77,11 @@ class Cluster:
                 assert process.poll() is None, (self.folder / f"{name}.log").read_text()[-3000:]
             time.sleep(0.5)
         raise AssertionError(f"workers {self.connected()} are not {names}")
+
+    @property
+    def url(self) -> str:
+        """The scheduler as an `executor` setting names it."""
+        return self.address.replace("tcp://", "dask://")
 
     def use_tls(self, ca: Path, cert: Path, key: Path) -> None:
         self.address = f"tls://127.0.0.1:{self.port}"
@@ -135,6 +146,18 @@ def query(db: Path, sql: str) -> list[tuple[Any, ...]]:
         return []
 
 
+def dask_event(
+    cluster: Cluster, tmp_path: Path, players: int, rounds: int, delay_ms: int = 0
+) -> Path:
+    """The config of an event of scripted engines in tmp_path/event, played on `cluster`."""
+    folder = tmp_path / "event"
+    folder.mkdir()
+    extra = f'executor = "{cluster.url}"'
+    return event_config(
+        folder, players=PLAYERS[:players], rounds=rounds, delay_ms=delay_ms, extra=extra
+    )
+
+
 def hosts(db: Path) -> list[tuple[str, str, str | None]]:
     """(white, black, host) of every finished game."""
     with sqlite3.connect(db) as conn:
@@ -167,7 +190,7 @@ def test_a_swiss_on_two_workers_equals_the_same_swiss_played_locally(
 ) -> None:
     two_workers(cluster)
     results = {}
-    for executor in ("local", cluster.address.replace("tcp://", "dask://"), "processes"):
+    for executor in ("local", cluster.url, "processes"):
         folder = tmp_path / executor.split(":")[0]
         folder.mkdir()
         config = event_config(folder, players=PLAYERS, rounds=3, extra=f'executor = "{executor}"')
@@ -204,20 +227,10 @@ def test_a_worker_killed_mid_game_costs_a_replay_and_nothing_else(
     cluster: Cluster, tmp_path: Path
 ) -> None:
     two_workers(cluster)
-    folder = tmp_path / "event"
-    folder.mkdir()
-    executor = cluster.address.replace("tcp://", "dask://")
-    config = event_config(
-        folder, players=PLAYERS[:4], rounds=2, delay_ms=100, extra=f'executor = "{executor}"'
-    )
+    config = dask_event(cluster, tmp_path, 4, 2, delay_ms=100)
+    folder = config.parent
     db = folder / "event.sqlite"
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "orchestrator", "run", str(config)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=folder,
-    )
+    daemon = start_daemon(config)
     try:
         victim = None
         deadline = time.monotonic() + UP_S
@@ -269,16 +282,14 @@ def test_a_required_resource_sends_games_only_to_the_worker_that_has_it(
     cluster: Cluster, tmp_path: Path
 ) -> None:
     two_workers(cluster, second="game=1 gpu=1")
-    folder = tmp_path / "event"
-    folder.mkdir()
-    executor = cluster.address.replace("tcp://", "dask://")
-    config = event_config(folder, players=PLAYERS[:4], rounds=2, extra=f'executor = "{executor}"')
+    config = dask_event(cluster, tmp_path, 4, 2)
+    folder = config.parent
     text = config.read_text().replace('name = "E1"', 'name = "E1"\nrequires = { gpu = 1 }')
     config.write_text(text)
     assert load(config).engine("E1").requires == {"gpu": 1.0}
     checked = CliRunner().invoke(app, ["check", str(config)])
     assert checked.exit_code == 0, checked.output
-    assert f"4 engines started and configured on the workers of {executor}" in checked.stdout
+    assert f"4 engines started and configured on the workers of {cluster.url}" in checked.stdout
     out = run_daemon(config)
     assert out.returncode == 0, out.stderr + out.stdout[-3000:]
     played = hosts(folder / "event.sqlite")
@@ -294,10 +305,8 @@ def test_a_requirement_no_worker_meets_waits_and_is_reported(
     cluster.scheduler()
     cluster.worker("host-a")
     cluster.wait_for({"host-a"})
-    folder = tmp_path / "event"
-    folder.mkdir()
-    executor = cluster.address.replace("tcp://", "dask://")
-    config = event_config(folder, players=PLAYERS[:4], rounds=1, extra=f'executor = "{executor}"')
+    config = dask_event(cluster, tmp_path, 4, 1)
+    folder = config.parent
     config.write_text(
         config.read_text().replace('name = "E4"', 'name = "E4"\nrequires = { gpu = 1 }')
     )
@@ -305,15 +314,9 @@ def test_a_requirement_no_worker_meets_waits_and_is_reported(
     assert checked.exit_code == 1
     assert checked.stderr.strip().splitlines() == [
         f'warning: {config}: [[engine]] "E4" requires game=1, gpu=1: no worker connected to '
-        f"{executor} has it, so its games will wait for one"
+        f"{cluster.url} has it, so its games will wait for one"
     ]
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "orchestrator", "run", str(config)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=folder,
-    )
+    daemon = start_daemon(config)
     try:
         # E4's games wait (in the playing order, they hold back the games after them)
         time.sleep(8)
@@ -346,7 +349,7 @@ def test_check_names_the_game_host_that_cannot_start_an_engine(
     cluster.scheduler()
     cluster.worker("host-a")
     cluster.wait_for({"host-a"})
-    executor = cluster.address.replace("tcp://", "dask://")
+    executor = cluster.url
     config = event_config(tmp_path, players=PLAYERS[:2], rounds=1, extra=f'executor = "{executor}"')
     # a path that exists on no game host: not checked here, but on the host
     config.write_text(
@@ -363,15 +366,9 @@ def test_the_daemon_waits_for_an_unreachable_scheduler(tmp_path: Path) -> None:
     folder = tmp_path / "event"
     folder.mkdir()
     late = Cluster(tmp_path)
-    executor = late.address.replace("tcp://", "dask://")
+    executor = late.url
     config = event_config(folder, players=PLAYERS[:2], rounds=1, extra=f'executor = "{executor}"')
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "orchestrator", "run", str(config)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=folder,
-    )
+    daemon = start_daemon(config)
     try:
         time.sleep(CONNECT_S + 3)
         assert daemon.poll() is None
@@ -439,16 +436,6 @@ def test_games_run_over_tls(cluster: Cluster, tmp_path: Path) -> None:
     assert f"cannot reach {plain.replace('dask://', 'tcp://')}" in checked.stderr
 
 
-def start_daemon(config: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "orchestrator", "run", str(config)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=config.parent,
-    )
-
-
 def wait_for_moves(db: Path, daemon: subprocess.Popen[str]) -> None:
     """Until some running attempt has moves on a game host."""
     deadline = time.monotonic() + UP_S
@@ -483,12 +470,8 @@ def test_kill_nine_of_the_daemon_leaves_no_game_running_on_a_worker(
     cluster: Cluster, tmp_path: Path
 ) -> None:
     two_workers(cluster)
-    folder = tmp_path / "event"
-    folder.mkdir()
-    executor = cluster.address.replace("tcp://", "dask://")
-    config = event_config(
-        folder, players=PLAYERS[:4], rounds=2, delay_ms=100, extra=f'executor = "{executor}"'
-    )
+    config = dask_event(cluster, tmp_path, 4, 2, delay_ms=100)
+    folder = config.parent
     db = folder / "event.sqlite"
     daemon = start_daemon(config)
     try:
@@ -512,12 +495,8 @@ def test_kill_nine_of_the_daemon_leaves_no_game_running_on_a_worker(
 
 def test_a_scheduler_lost_mid_event_is_waited_for(cluster: Cluster, tmp_path: Path) -> None:
     two_workers(cluster)
-    folder = tmp_path / "event"
-    folder.mkdir()
-    executor = cluster.address.replace("tcp://", "dask://")
-    config = event_config(
-        folder, players=PLAYERS[:4], rounds=2, delay_ms=100, extra=f'executor = "{executor}"'
-    )
+    config = dask_event(cluster, tmp_path, 4, 2, delay_ms=100)
+    folder = config.parent
     db = folder / "event.sqlite"
     daemon = start_daemon(config)
     try:
@@ -548,7 +527,7 @@ def test_a_host_that_cannot_start_an_engine_forfeits_its_games_and_is_named(
     cluster.scheduler()
     cluster.worker("host-a")
     cluster.wait_for({"host-a"})
-    executor = cluster.address.replace("tcp://", "dask://")
+    executor = cluster.url
     config = event_config(tmp_path, players=PLAYERS[:2], rounds=1, extra=f'executor = "{executor}"')
     config.write_text(
         config.read_text().replace(json.dumps(sys.executable), '"/nowhere/engine"', 1)

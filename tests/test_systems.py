@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -24,7 +22,7 @@ from orchestrator.core.matching import PerfectMatching
 from orchestrator.core.model import RESULTS, Game, Phase, Player, Round, Tournament
 from orchestrator.core.pairing import pair_next
 from orchestrator.core.tsh import History
-from tests.test_daemon import event_config, run_daemon
+from tests.test_daemon import event_config, run_daemon, start_daemon
 
 # --- bakert ----------------------------------------------------------------------------
 
@@ -369,13 +367,7 @@ def test_a_director_fixes_pairs_of_the_next_round_and_the_system_pairs_the_rest(
 ) -> None:
     config = event_config(tmp_path, players=[f"E{i}" for i in range(1, 8)], rounds=2, delay_ms=100)
     db = tmp_path / "event.sqlite"
-    daemon = subprocess.Popen(
-        [sys.executable, "-m", "orchestrator", "run", str(config)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        cwd=tmp_path,
-    )
+    daemon = start_daemon(config)
     try:
         for _ in range(600):  # until a game of round 1 has started
             shown = CliRunner().invoke(app, ["pairings", "--db", str(db), "--json"])

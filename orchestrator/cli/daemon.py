@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from distributed import Client
 
 from orchestrator.cli.app import app, fail, user_errors
 from orchestrator.cli.web import parse_address
@@ -20,7 +19,7 @@ from orchestrator.daemon.loop import Daemon
 from orchestrator.daemon.system import WebProcess, sweep_orphans
 from orchestrator.engines.probe import from_fen, probe
 from orchestrator.event.open import open_event
-from orchestrator.executor.cluster import CONNECT_S, DaskExecutor, security
+from orchestrator.executor.cluster import DaskExecutor, security
 from orchestrator.logs import configure
 from orchestrator.store.database import Store
 from orchestrator.store.lock import DatabaseLock
@@ -70,14 +69,11 @@ async def check_on_workers(config: Config, openings: list[Opening] | None) -> li
     assert address is not None
     executor = DaskExecutor(address, config.tournament.executor, security(config))
     try:
-        client = await Client(
-            address, asynchronous=True, security=executor.security, timeout=CONNECT_S
-        )
+        await executor.connect()
     except (OSError, TimeoutError) as exc:
         raise fail(
             f"{config.path}: [tournament] executor: cannot reach {address}: {exc}", code=1
         ) from None
-    executor.client = client
     try:
         workers = await executor.refresh_workers()
         if not workers:

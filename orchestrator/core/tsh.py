@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from orchestrator.core.matching import PerfectMatching
+from orchestrator.core.matching import PerfectMatching, bits
 from orchestrator.core.model import Game, Pairing, StateError, Tournament
 from orchestrator.core.standings import tally
 
@@ -96,12 +96,24 @@ def option(options: Mapping[str, object], key: str, default: int, least: int = 0
     return value
 
 
-def allowance(history: History, players: list[str], repeats: int) -> int:
-    """The smallest allowance, from `repeats` up, under which `players` can all be paired."""
-    while True:
-        if _matchable(history, players, repeats):
-            return repeats
+def allowance(
+    history: History, players: list[str], repeats: int, allowed: list[int] | None = None
+) -> tuple[int, PerfectMatching]:
+    """The smallest allowance, from `repeats` up, under which `players` can all be paired
+    (each within `allowed`, bitmasks over `players`, where given), and one such pairing."""
+    most = max(history.met.values(), default=0)
+    while (found := _within(history, players, repeats, allowed)) is None:
+        if repeats > most:
+            raise StateError(f"round {history.round}: the players cannot all be paired")
         repeats += 1
+    return repeats, found
+
+
+def _within(
+    history: History, players: list[str], repeats: int, allowed: list[int] | None = None
+) -> PerfectMatching | None:
+    """A pairing of all `players` within the allowance (and `allowed`), or None."""
+    return PerfectMatching.find(_rows(history, players, repeats, allowed), (1 << len(players)) - 1)
 
 
 def _rows(
@@ -122,11 +134,6 @@ def _rows(
     return rows
 
 
-def _matchable(history: History, players: list[str], repeats: int) -> bool:
-    rows = _rows(history, players, repeats)
-    return PerfectMatching.find(rows, (1 << len(players)) - 1) is not None
-
-
 def nearest_pairs(
     history: History, players: list[str], factor: int, repeats: int, gibson: str | None = None
 ) -> list[tuple[str, str]]:
@@ -142,10 +149,8 @@ def nearest_pairs(
     >>> nearest_pairs(h, list(h.ranked), 2, 0)
     [('A', 'C'), ('B', 'D'), ('E', 'G'), ('F', 'H')]
     """
-    repeats = allowance(history, players, repeats)
+    repeats, matching = allowance(history, players, repeats)
     place = {p: i for i, p in enumerate(players)}
-    matching = PerfectMatching.find(_rows(history, players, repeats), (1 << len(players)) - 1)
-    assert matching is not None  # the allowance guarantees one
     pairs = []
     if gibson is not None:  # the lowest-ranked player available, within the allowance
         for other in reversed(players):
@@ -197,26 +202,20 @@ def random_pairs(
 def _random_within(
     history: History,
     order: list[str],
-    partners: list[set[str]] | None,
+    allowed: list[int] | None,
     repeats: int,
     rng: random.Random,
 ) -> list[tuple[str, str]]:
-    """Random pairs of `order` (each player's possible `partners` given), within the
-    smallest allowance from `repeats` up that leaves a perfect matching."""
-    place = {p: i for i, p in enumerate(order)}
-    allowed = None if partners is None else [sum(1 << place[b] for b in g) for g in partners]
-    while True:
-        rows = _rows(history, order, repeats, allowed)
-        matching = PerfectMatching.find(rows, (1 << len(order)) - 1)
-        if matching is not None:
-            break
-        repeats += 1
+    """Random pairs of `order` (each player's possible partners given as bitmasks over
+    `order`, or anyone), within the smallest allowance from `repeats` up."""
+    _, matching = allowance(history, order, repeats, allowed)
+    rows = matching.adj
     rank = {p: i for i, p in enumerate(history.ranked)}
     pairs = []
     for i, a in enumerate(order):
         if not matching.alive >> i & 1:
             continue
-        candidates = [j for j in range(len(order)) if rows[i] >> j & 1 and matching.alive >> j & 1]
+        candidates = list(bits(rows[i] & matching.alive))
         rng.shuffle(candidates)
         for j in candidates:
             if matching.take(i, j):
@@ -254,19 +253,12 @@ def quartile_pairs(
     order = [p for group in groups for p in group]
     rng.shuffle(order)
     group_of = {p: q for q, group in enumerate(groups) for p in group}
-    partners = [set(groups[partner_group[group_of[p]]]) for p in order]
-    if not _matchable_within(history, order, partners, repeats):
-        return random_pairs(history, players, repeats, rng)  # the quartiles cannot keep it
-    return _random_within(history, order, partners, repeats, rng)
-
-
-def _matchable_within(
-    history: History, order: list[str], partners: list[set[str]], repeats: int
-) -> bool:
     place = {p: i for i, p in enumerate(order)}
-    allowed = [sum(1 << place[b] for b in group) for group in partners]
-    rows = _rows(history, order, repeats, allowed)
-    return PerfectMatching.find(rows, (1 << len(order)) - 1) is not None
+    masks = {q: sum(1 << place[p] for p in group) for q, group in enumerate(groups)}
+    allowed = [masks[partner_group[group_of[p]]] for p in order]
+    if _within(history, order, repeats, allowed) is None:
+        return random_pairs(history, players, repeats, rng)  # the quartiles cannot keep it
+    return _random_within(history, order, allowed, repeats, rng)
 
 
 def seeded(options: Mapping[str, object], round_number: int) -> random.Random:

@@ -44,8 +44,8 @@ WORKERS_S = 1.0  # how often the list of connected workers is read
 CANCEL_S = 5.0  # how long cancelling a task may take before it is left to the scheduler
 
 
-def resources(white: EngineConfig, black: EngineConfig) -> dict[str, float]:
-    """What a game needs of its host: a game slot, and both engines' requirements.
+def resources(*engines: EngineConfig) -> dict[str, float]:
+    """What a game needs of its host: a game slot, and its engines' requirements.
 
     >>> gpu = EngineConfig("Lc0", ("lc0",), requires={"gpu": 1})
     >>> resources(gpu, EngineConfig("SF", ("stockfish",)))
@@ -54,7 +54,7 @@ def resources(white: EngineConfig, black: EngineConfig) -> dict[str, float]:
     {'game': 1.0, 'gpu': 2.0}
     """
     need = {"game": 1.0}
-    for engine in (white, black):
+    for engine in engines:
         for name, amount in engine.requires.items():
             need[name] = need.get(name, 0.0) + float(amount)
     return need
@@ -139,14 +139,7 @@ class DaskExecutor:
                         continue
                     await self._drop_client()
                 try:
-                    self.client = await Client(
-                        self.address,
-                        asynchronous=True,
-                        security=self.security,
-                        timeout=CONNECT_S,
-                        name="orchestrator",
-                        set_as_default=False,
-                    )
+                    await self.connect()
                 except (OSError, TimeoutError) as exc:
                     self._outage(str(exc) or type(exc).__name__)
                     await asyncio.sleep(RETRY_S)
@@ -154,6 +147,17 @@ class DaskExecutor:
                 down = round(time.monotonic() - self._down_since, 1)
                 log.info("scheduler_reconnected", scheduler=self.label, down_s=down)
                 self._down_since = None
+
+    async def connect(self) -> None:
+        """One try to reach the scheduler (`CONNECT_S` at most); OSError or TimeoutError."""
+        self.client = await Client(
+            self.address,
+            asynchronous=True,
+            security=self.security,
+            timeout=CONNECT_S,
+            name="orchestrator",
+            set_as_default=False,
+        )
 
     def _outage(self, error: str) -> None:
         if self._down_since is None:
@@ -223,7 +227,7 @@ class DaskExecutor:
         warnings = []
         futures = []
         for engine in config.engines:
-            need = resources(engine, EngineConfig("", ("",)))
+            need = resources(engine)
             if unmet(need, workers):
                 shown = ", ".join(f"{k}={v:g}" for k, v in need.items())
                 warnings.append(
