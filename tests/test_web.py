@@ -248,7 +248,9 @@ async def test_a_damaged_database_is_503_without_leaks(event: Path, tmp_path: Pa
             assert r.status == 503, (i, r.status)
             await r.read()
         after_threads, after_fds = await settled()
-        assert after_threads <= threads
+        # a leak adds hundreds over 500 requests; asyncio's default executor may start one
+        # more worker thread on a loaded machine (its pool is bounded)
+        assert after_threads <= threads + 1
         assert after_fds <= fds + 2
     cli = await asyncio.to_thread(CliRunner().invoke, app, ["status", "--db", str(damaged)])
     assert cli.exit_code == 2 and "the database cannot be read" in cli.stderr
