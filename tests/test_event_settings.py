@@ -59,6 +59,7 @@ def test_the_stored_form_round_trips_and_keeps_the_old_keys() -> None:
         "pgn_comments": "cutechess",
         "system_options": {},
         "phases": [],
+        "teams": [],
     }
     assert json.loads(old.to_json()) == STORED_BY_0_1 | new_keys  # nothing renamed or lost
     newer = dict(STORED_BY_0_1, some_future_key=1)
@@ -70,6 +71,7 @@ CHANGES = [
     ("system", "round-robin", "locked"),
     ("system_options", {"repeats": 1}, "locked"),
     ("phases", ({"rounds": 2, "system": "koth", "system_options": {}},), "locked"),
+    ("teams", ({"name": "T", "players": ["A", "B"]},), "locked"),
     ("format", "single", "locked"),
     ("schedule", "pairs", "locked"),
     ("cycles", 2, "locked"),

@@ -20,7 +20,7 @@ from orchestrator.core.pairing import default_rounds, pair_next
 from orchestrator.core.roundrobin import total_rounds
 from orchestrator.core.simulation import simulate as run_simulation
 from orchestrator.core.standings import TCEC_ORDER, Tiebreak
-from orchestrator.event.export import standings_table
+from orchestrator.event.export import standings_table, team_table
 from orchestrator.event.settings import EventSettings
 from orchestrator.event.state import seeded_players, tournament
 
@@ -80,6 +80,7 @@ class SystemOpt(StrEnum):
     factored = "factored"
     quartile = "quartile"
     random = "random"
+    team_swiss = "team-swiss"
 
 
 @app.command()
@@ -101,6 +102,7 @@ def simulate(
         SystemOpt | None,
         typer.Option(
             help="swiss | round-robin | olafsson | bakert | koth | factored | quartile | random"
+            " | team-swiss"
         ),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the random results.")] = 1,
@@ -131,7 +133,11 @@ def simulate(
         schedule=schedule.value if schedule else start.schedule,
         system=system.value if system else start.system,
     )
-    size = len(start.players)
+    if start.system == "team-swiss" and not start.teams:
+        raise fail("a team Swiss needs teams: start --from a state or engines.toml that has them")
+    if start.teams and start.system != "team-swiss":
+        raise fail(f"the teams of {source} play a team Swiss, not {start.system}")
+    size = len(start.teams or start.players)
     if config is not None and system is None:
         default = config.total_rounds()
     else:
@@ -157,7 +163,7 @@ def simulate(
         + (f" ({final.schedule})" if final.format == "double" else "")
         + f", {sum(len(r.games) for r in final.rounds)} games, seed {seed}"
     )
-    first = sim.first_removal
+    first = sim.first_removal and sim.first_removal + len(start.rounds)  # a round number
     typer.echo(
         "Encounter history: "
         + (
@@ -168,4 +174,6 @@ def simulate(
         )
     )
     typer.echo("")
+    if final.teams:
+        typer.echo(team_table(final))
     typer.echo(standings_table(final, order), nl=False)

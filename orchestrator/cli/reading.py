@@ -70,8 +70,18 @@ def pairings(
         typer.echo(json.dumps(read.round_json(event, r), indent=1))
         return
     typer.echo(f"Round {r.number}" + (f" (BYE: {r.bye})" if r.bye else ""))
-    for g in r.games:
-        typer.echo(f"{g.number:3d}. {g.white} - {g.black}  {g.result or g.status}")
+    games = {g.id: g for g in r.games}
+    for m in read.matches_json(event, r):  # a team Swiss: match by match
+        score = f"{m['points1']:g}-{m['points2']:g}" + ("" if m["result"] else " so far")
+        typer.echo(f"  {m['team1']} - {m['team2']}  {score}")
+        for g in (games[i] for i in m["games"]):
+            board = read.board_json(event.tournament.teams, g.white, g.black)["board"]
+            typer.echo(
+                f"{g.number:3d}. board {board}: {g.white} - {g.black}  {g.result or g.status}"
+            )
+    if not event.tournament.teams:
+        for g in r.games:
+            typer.echo(f"{g.number:3d}. {g.white} - {g.black}  {g.result or g.status}")
 
 
 @app.command()

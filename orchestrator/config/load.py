@@ -148,7 +148,40 @@ def parse(data: dict[str, Any], path: Path) -> Config:
         raise ConfigError(f"{path}: [tournament] groups: must be at least 1")
     if tournament.system == "round-robin" and tournament.rounds is not None:
         _check_rr_rounds(config)
+    _check_teams(config)
     return config
+
+
+def _check_teams(config: Config) -> None:
+    """A team Swiss: every engine in a team, at least two teams of equal size, team names
+    that are no engine's; any other system: no teams."""
+    path, team_swiss = config.path, config.tournament.system == "team-swiss"
+    engines = {e.name for e in config.engines}
+    for e in config.engines:
+        where = f'{path}: [[engine]] "{e.name}" team'
+        if e.team is None and team_swiss:
+            raise ConfigError(f"{where}: missing (a team Swiss puts every engine in a team)")
+        if e.team is not None and not team_swiss:
+            raise ConfigError(f'{where}: only a team Swiss (system = "team-swiss") has teams')
+        if e.team is not None and e.team in engines:
+            raise ConfigError(f"{where}: {e.team!r} is an engine's name")
+    if not team_swiss:
+        return
+    teams = config.teams()
+    if config.tournament.seeding != "explicit":
+        raise ConfigError(
+            f"{path}: [tournament] seeding: a team Swiss seeds its teams by rating "
+            f"(leave seeding out)"
+        )
+    if len(teams) < 2:
+        raise ConfigError(f"{path}: [[engine]] team: a team Swiss needs at least two teams")
+    first = teams[0]
+    for team in teams:
+        if len(team.members) != len(first.members):
+            raise ConfigError(
+                f"{path}: [[engine]] team: team {team.name!r} has {len(team.members)}, "
+                f"{first.name!r} {len(first.members)} engines: every team needs the same number"
+            )
 
 
 def _dict(v: Any) -> dict[str, Any] | None:
@@ -356,6 +389,7 @@ def _engine(path: Path, i: int, raw: Any, taken: set[str]) -> EngineConfig:
         move_grace_ms=e.integer("move_grace", EngineConfig.move_grace_ms, minimum=0),
         reuse=e.boolean("reuse", EngineConfig.reuse),
         requires=e.get("requires", {}, requires, "a table of worker resources, e.g. { gpu = 1 }"),
+        team=e.name("team", "") or None,
     )
     e.finish()
     return out

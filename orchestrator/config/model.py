@@ -7,9 +7,9 @@ from pathlib import Path
 
 from orchestrator.core.adjudication import Adjudication
 from orchestrator.core.errors import OrchestratorError
-from orchestrator.core.model import Format, Phase, Schedule, System
+from orchestrator.core.model import Format, Phase, Schedule, System, Team
 from orchestrator.core.pairing import default_rounds
-from orchestrator.core.seeding import SeedingMethod
+from orchestrator.core.seeding import SeedingMethod, by_strength
 from orchestrator.core.standings import TCEC_ORDER, Tiebreak
 from orchestrator.core.timecontrol import TimeControl
 
@@ -67,6 +67,7 @@ class EngineConfig:
     reuse: bool = False  # keep the process between this engine's games
     #: worker resources a game host must have to run this engine (Dask executors)
     requires: dict[str, float] = field(default_factory=dict)
+    team: str | None = None  # a team Swiss: the engine's team
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,30 @@ class Config:
             return section.rounds
         if section.phases:
             return sum(phase.rounds for phase in section.phases)
-        return default_rounds(section.system, len(self.engines), section.cycles)
+        entrants = len(self.teams()) if section.system == "team-swiss" else len(self.engines)
+        return default_rounds(section.system, entrants, section.cycles)
+
+    def teams(self) -> tuple[Team, ...]:
+        """A team Swiss's teams, seed 1 first: by team rating (the mean of its engines'
+        ratings; teams with an unrated engine after the rated ones, in the order the config
+        names them first), each team's engines on boards by rating (unrated last, in config
+        order)."""
+        names = list(dict.fromkeys(e.team for e in self.engines if e.team is not None))
+        members = {name: [e for e in self.engines if e.team == name] for name in names}
+        means: list[float | None] = []
+        for name in names:
+            ratings = [e.rating for e in members[name]]
+            rated = [r for r in ratings if r is not None]
+            means.append(sum(rated) / len(rated) if len(rated) == len(ratings) else None)
+        return tuple(
+            Team(
+                name,
+                tuple(
+                    by_strength([e.name for e in members[name]], [e.rating for e in members[name]])
+                ),
+            )
+            for name in by_strength(names, means)
+        )
 
     def groups(self) -> int:
         if self.tournament.groups is not None:

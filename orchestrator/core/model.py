@@ -17,7 +17,15 @@ RESULTS: tuple[Result, ...] = ("1-0", "0-1", "1/2-1/2")
 Format = Literal["single", "double"]
 Schedule = Literal["legs", "pairs"]
 System = Literal[
-    "swiss", "round-robin", "olafsson", "bakert", "koth", "factored", "quartile", "random"
+    "swiss",
+    "round-robin",
+    "olafsson",
+    "bakert",
+    "koth",
+    "factored",
+    "quartile",
+    "random",
+    "team-swiss",
 ]
 #: the pairing systems, by the names engines.toml and the state JSON use
 SYSTEMS: tuple[System, ...] = (
@@ -29,6 +37,7 @@ SYSTEMS: tuple[System, ...] = (
     "factored",
     "quartile",
     "random",
+    "team-swiss",
 )
 
 WHITE_POINTS: dict[Result, float] = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
@@ -86,6 +95,14 @@ class Game:
 
 
 @dataclass(frozen=True, slots=True)
+class Team:
+    """A team of a team Swiss: its players on fixed boards, board 1 first."""
+
+    name: str
+    members: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Round:
     number: int
     games: tuple[Game, ...]
@@ -113,6 +130,16 @@ class Tournament:
     phases: tuple[Phase, ...] = ()  # if any: the systems in turn (after them, the last)
     planned_rounds: int | None = None  # the event's rounds, where known (Gibsonization)
     fixed: tuple[tuple[str, str], ...] = ()  # the next round's pairs a director fixed (white first)
+    teams: tuple[Team, ...] = ()  # a team Swiss's teams, seed 1 first
+
+    def bye_players(self, bye: str) -> tuple[str, ...]:
+        """The players a round's BYE goes to: a player, or every member of a team.
+
+        >>> t = Tournament((), teams=(Team("T", ("A", "B")),))
+        >>> t.bye_players("T"), t.bye_players("C")
+        (('A', 'B'), ('C',))
+        """
+        return next((team.members for team in self.teams if team.name == bye), (bye,))
 
     def system_of(self, round_number: int) -> tuple[System, Mapping[str, object]]:
         """The system (and its options) that pairs round `round_number`.

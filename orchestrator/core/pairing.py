@@ -10,6 +10,7 @@ from orchestrator.core.model import SYSTEMS, Game, Pairing, StateError, System, 
 from orchestrator.core.olafsson import pair_olafsson
 from orchestrator.core.roundrobin import pair_round_robin, total_rounds
 from orchestrator.core.swiss import pair_swiss
+from orchestrator.core.teams import pair_team_swiss
 from orchestrator.core.tsh import option, pair_factored, pair_koth, pair_quartile, pair_random
 
 
@@ -30,6 +31,10 @@ def pair_next(tournament: Tournament) -> Pairing:
         return pair_round_robin(tournament)
     if system == "swiss":
         return pair_swiss(tournament)
+    if system == "team-swiss":
+        if tournament.phases:
+            raise StateError("a team Swiss is a whole event, not one of its phases")
+        return pair_team_swiss(tournament)
     if system == "olafsson":
         return pair_olafsson(tournament, options)
     if system == "bakert":
@@ -63,6 +68,8 @@ def _with_fixed(t: Tournament) -> Pairing:
         raise StateError(f"round {number}: a player is in two fixed pairs")
     if t.system_of(number)[0] == "round-robin":
         raise StateError("a round robin's pairings are its table: none can be fixed")
+    if t.system_of(number)[0] == "team-swiss":
+        raise StateError("a team Swiss pairs whole teams: its games cannot be fixed one by one")
     rest = replace(
         t,
         fixed=(),
@@ -108,6 +115,7 @@ OPTIONS: dict[System, tuple[str, ...]] = {
     "factored": ("factor", "repeats", "gibson"),
     "quartile": ("quartile", "repeats", "seed"),
     "random": ("repeats", "seed"),
+    "team-swiss": (),
 }
 
 
@@ -152,6 +160,8 @@ def default_rounds(system: System, players: int, cycles: int = 1) -> int:
 
     >>> default_rounds("swiss", 44), default_rounds("round-robin", 6, cycles=2)
     (22, 10)
+
+    For a team Swiss, `players` counts the teams.
     """
     if system == "round-robin":
         return total_rounds(players, cycles)

@@ -74,9 +74,9 @@ def tally(tournament: Tournament) -> dict[str, Line]:
                 line.losses += pts == 0.0
                 line.results.append((g.opponent(name), pts))
             lines[g.black].black += not g.forfeit  # a forfeit gives no colour
-        if rnd.bye is not None:
-            lines[rnd.bye].byes += 1
-            lines[rnd.bye].score += t.games_per_pair
+        for name in t.bye_players(rnd.bye) if rnd.bye is not None else ():
+            lines[name].byes += 1  # a team's BYE: each of its players wins its board
+            lines[name].score += t.games_per_pair
     return lines
 
 

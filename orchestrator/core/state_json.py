@@ -19,9 +19,11 @@ from orchestrator.core.model import (
     Result,
     Round,
     StateError,
+    Team,
     Tournament,
 )
 from orchestrator.core.pairing import check_options
+from orchestrator.core.teams import check_teams, matches, team_tournament
 
 _FORMATS = ("single", "double")
 _SCHEDULES = ("legs", "pairs")
@@ -52,8 +54,9 @@ def phases(raw: Any) -> tuple[Phase, ...]:
         if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
             raise StateError(f"{where}'rounds' must be a positive integer, not {rounds!r}")
         system = _choice(item, "system", SYSTEMS, "swiss")
-        if system == "round-robin":
-            raise StateError(f"{where}a round robin is a whole event, not one of its phases")
+        if system in ("round-robin", "team-swiss"):
+            whole = "a round robin" if system == "round-robin" else "a team Swiss"
+            raise StateError(f"{where}{whole} is a whole event, not one of its phases")
         options = _options(item, where)
         try:
             check_options(system, options)
@@ -182,6 +185,7 @@ def decode(data: Any) -> Tournament:
             raise StateError(f"{where}: 'bye' must be a name or null, not {bye!r}")
         rounds.append(Round(i + 1, tuple(games), bye))
     tournament = Tournament(
+        teams=_teams(data),
         players=tuple(players),
         rounds=tuple(rounds),
         format=cast(Any, fmt),
@@ -194,6 +198,25 @@ def decode(data: Any) -> Tournament:
     )
     validate(tournament)
     return tournament
+
+
+def _teams(data: dict[str, Any]) -> tuple[Team, ...]:
+    raw = data.get("teams")
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise StateError(f"'teams' must be a list, not {raw!r}")
+    teams = []
+    for i, item in enumerate(raw):
+        where = f"teams[{i}]"
+        if not isinstance(item, dict):
+            raise StateError(f"{where}: must be an object")
+        name = _need(item, "name", str, where)
+        members = _need(item, "players", list, where)
+        if not all(isinstance(m, str) for m in members):
+            raise StateError(f"{where}: 'players' must be a list of player names")
+        teams.append(Team(name, tuple(members)))
+    return tuple(teams)
 
 
 def validate(t: Tournament) -> None:
@@ -219,6 +242,21 @@ def validate(t: Tournament) -> None:
         seeds.add(p.seed)
     if len(t.players) < 2:
         raise StateError("a tournament needs at least two players")
+    if t.teams or t.system == "team-swiss":
+        check_teams(t)
+        teams = team_tournament(t)
+        for rnd in t.rounds:
+            for m in matches(t, rnd):
+                if not m.complete():
+                    raise StateError(
+                        f"round {rnd.number}: match {m.team1} - {m.team2} has "
+                        f"{len(m.games)} of its {m.boards} boards"
+                    )
+            playing = {p.name for p in teams.players if p.plays_in(rnd.number)}
+            _validate_round(teams, teams.rounds[rnd.number - 1], playing, playing)
+            if rnd.bye is not None and rnd.bye not in playing:
+                raise StateError(f"round {rnd.number}: unknown or withdrawn BYE team {rnd.bye!r}")
+        return
     for rnd in t.rounds:
         playing = {p.name for p in t.players if p.plays_in(rnd.number)}
         _validate_round(t, rnd, playing, names)
@@ -293,6 +331,8 @@ def encode(t: Tournament) -> dict[str, Any]:
             | ({"system_options": dict(p.options)} if p.options else {})
             for p in t.phases
         ]
+    if t.teams:
+        out["teams"] = [{"name": x.name, "players": list(x.members)} for x in t.teams]
     out["players"] = [
         {"name": p.name, "seed": p.seed}
         | ({"withdrawn_after": p.withdrawn_after} if p.withdrawn_after is not None else {})

@@ -26,6 +26,7 @@ from orchestrator.core.model import Tournament
 from orchestrator.core.openings import Opening
 from orchestrator.core.pairing import pair_next
 from orchestrator.core.standings import standings
+from orchestrator.core.teams import board_tags, team_standings
 from orchestrator.daemon.outputs import LiveFiles, PgnFiles, remove_leftovers, write_standings
 from orchestrator.daemon.system import notify, own_children, sweep_orphans, watchdog_interval
 from orchestrator.engines.adapter import DaemonFault
@@ -331,8 +332,13 @@ class Daemon:
         await self.store.finish_event()
         await self._write_outputs(None, standings=True)
         view = await view_of(self.store)
-        table = standings(view.standings_tournament(), view.settings.tiebreaks)
-        winner = [line.name for line in table if line.place in ("1", table[0].place)]
+        final = view.standings_tournament()
+        if final.teams:  # a team Swiss is won by a team
+            teams = team_standings(final)
+            winner = [line.name for line in teams if line.place == teams[0].place]
+        else:
+            table = standings(final, view.settings.tiebreaks)
+            winner = [line.name for line in table if line.place == table[0].place]
         log.info("tournament_finished", rounds=len(view.rounds), winner=", ".join(winner))
 
     async def _write_outputs(self, changed: int | None, standings: bool = False) -> None:
@@ -411,6 +417,7 @@ class Daemon:
             options=(spec.white.options, spec.black.options),
             comments=cast(CommentStyle, settings.pgn_comments),
             rules=self.config.adjudication,
+            tags=board_tags(self.event.settings.team_list(), game.white, game.black),
         )
         # shielded: a stop that comes now does not undo a finished game
         await asyncio.shield(self.store.finish_game(game.id, attempt, record, pgn))
@@ -449,7 +456,7 @@ class Daemon:
             started = datetime.now(UTC)
             headers = live_headers(
                 self.name, str(spec.tc), game, self.config.tournament.site, started
-            )
+            ) | board_tags(self.event.settings.team_list(), game.white, game.black)
             options = {game.white: spec.white.options, game.black: spec.black.options}
             self.live.start(game.id, headers, options, game.opening)
 

@@ -20,6 +20,7 @@ from typing import Any, cast
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.gamerecord import Cp, GameRecord, Mate, MoveRecord, Termination
 from orchestrator.core.model import RESULTS, Result
+from orchestrator.core.teams import board_tags
 from orchestrator.event.read import STRIKES, EventView, view_of
 from orchestrator.game.pgn import CommentStyle, amend, to_pgn
 from orchestrator.store import changes
@@ -293,6 +294,7 @@ async def _plan(store: Store, view: EventView, asked: Request, site: str, contro
             details=details,
             comments=cast(CommentStyle, view.settings.pgn_comments),
             rules=view.settings.rules(),
+            tags=board_tags(view.tournament.teams, game.white, game.black),
         )
         plan += changes.game_result(
             game.id,
@@ -327,7 +329,14 @@ async def _withdraw(store: Store, view: EventView, engine: str, reason: str, sit
             record, _ = await _record_so_far(
                 store, view, g, result, text, moves=False, termination="abandoned"
             )
-            pgn = to_pgn(record, event=view.name, site=site, round_tag=_tag(g), details=text)
+            pgn = to_pgn(
+                record,
+                event=view.name,
+                site=site,
+                round_tag=_tag(g),
+                details=text,
+                tags=board_tags(view.tournament.teams, g.white, g.black),
+            )
             plan += changes.game_result(
                 g.id, result, "abandoned", text, details=text, pgn=pgn, forfeit=True
             )

@@ -11,6 +11,7 @@ from typing import Any
 
 from orchestrator.core.model import Tournament
 from orchestrator.core.standings import TIEBREAKS, Line, Tiebreak, standings
+from orchestrator.core.teams import team_standings
 from orchestrator.store.database import RoundRow
 
 
@@ -59,6 +60,8 @@ def standings_text(
     """
     listed = "".join(f"{name}: {note}\n" for name, note in (notes or {}).items())
     table = standings_table(tournament, order)
+    if tournament.teams:
+        table = f"{team_table(tournament)}\nBoards\n\n{table}"
     return table + (f"\n{listed}" if listed else "") + "\n" + crosstable(tournament, order)
 
 
@@ -133,6 +136,68 @@ def standings_table(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
     ]
     legend = ", ".join(f"{_SHORT[tb]} = {TIEBREAKS[tb]}" for tb in order)
     return _table(header, rows) + (f"\nTiebreaks: {legend}\n" if order else "")
+
+
+def team_data(tournament: Tournament) -> list[dict[str, Any]]:
+    """A team Swiss's team standings as the `--json` outputs give them.
+
+    >>> from orchestrator.core.model import Game, Player, Round, Team
+    >>> teams = (Team("A", ("a",)), Team("B", ("b",)))
+    >>> t = Tournament((), (Round(1, (Game("b", "a", "1/2-1/2"),)),), teams=teams)
+    >>> [(d["place"], d["name"], d["match_points"], d["board_points"]) for d in team_data(t)]
+    [('1-2', 'A', 1.0, 0.5), ('1-2', 'B', 1.0, 0.5)]
+    """
+    members = {team.name: list(team.members) for team in tournament.teams}
+    return [
+        {
+            "place": line.place,
+            "name": line.name,
+            "seed": line.seed,
+            "match_points": line.match_points,
+            "board_points": line.board_points,
+            "matches": line.matches,
+            "won": line.won,
+            "drawn": line.drawn,
+            "lost": line.lost,
+            "byes": line.byes,
+            "players": members[line.name],
+        }
+        for line in team_standings(tournament)
+    ]
+
+
+def team_table(tournament: Tournament) -> str:
+    """A team Swiss's team standings as a text table: match points, then board points.
+
+    >>> from orchestrator.core.model import Game, Player, Round, Team
+    >>> teams = (Team("A", ("a",)), Team("B", ("b",)))
+    >>> print(team_table(Tournament((), (Round(1, (Game("b", "a", "1-0"),)),), teams=teams)))
+    Place  Team  Seed  MP  BP  Matches  +  =  -  BYE
+    -----  ----  ----  --  --  -------  -  -  -  ---
+        1  B        2   2   1        1  1  0  0    0
+        2  A        1   0   0        1  0  0  1    0
+    <BLANKLINE>
+    Match points (MP): 2 for a won match, 1 for a drawn one; then board points (BP).
+    <BLANKLINE>
+    """
+    header = ["Place", "Team", "Seed", "MP", "BP", "Matches", "+", "=", "-", "BYE"]
+    rows = [
+        [
+            d["place"],
+            d["name"],
+            str(d["seed"]),
+            _num(d["match_points"]),
+            _num(d["board_points"]),
+            str(d["matches"]),
+            str(d["won"]),
+            str(d["drawn"]),
+            str(d["lost"]),
+            str(d["byes"]),
+        ]
+        for d in team_data(tournament)
+    ]
+    legend = "Match points (MP): 2 for a won match, 1 for a drawn one; then board points (BP)."
+    return _table(header, rows) + f"\n{legend}\n"
 
 
 def crosstable(tournament: Tournament, order: Sequence[Tiebreak]) -> str:

@@ -15,11 +15,12 @@ from typing import Any
 import chess
 
 from orchestrator.core.gamerecord import Cp, Mate
-from orchestrator.core.model import Tournament
+from orchestrator.core.model import Game, Round, Team, Tournament
 from orchestrator.core.openings import Opening
 from orchestrator.core.tcec import pv_san, white_view
+from orchestrator.core.teams import board_tags, matches, seats
 from orchestrator.core.timecontrol import TimeControl
-from orchestrator.event.export import standings_data
+from orchestrator.event.export import standings_data, team_data
 from orchestrator.event.settings import EventSettings
 from orchestrator.event.state import tournament
 from orchestrator.store.database import (
@@ -194,12 +195,15 @@ def standings_json(view: EventView) -> dict[str, Any]:
         line["strikes"] = len(strikes.get(line["name"], ()))
         withdrawn = view.withdrawals.get(line["name"])
         line["withdrawn_after"] = withdrawn[0] if withdrawn else None
-    return {
+    out = {
         "event": view.name,
         "rounds": len(view.tournament.rounds),
         "provisional": view.provisional,
         "standings": lines,
     }
+    if view.tournament.teams:
+        out["teams"] = team_data(view.standings_tournament())
+    return out
 
 
 def round_json(view: EventView, r: RoundRow) -> dict[str, Any]:
@@ -217,13 +221,15 @@ def round_json(view: EventView, r: RoundRow) -> dict[str, Any]:
         if a.voided_at is not None:
             entry = {"attempt": a.id, "voided_at": a.voided_at, "reason": a.void_reason}
             voided.setdefault(a.game, []).append(entry)
-    return {
+    teams = view.tournament.teams
+    out: dict[str, Any] = {
         "round": r.number,
         "bye": r.bye,
         "dropped_rounds": r.dropped_rounds,
         "finished": r.finished_at is not None,
         "games": [
-            {
+            board_json(teams, g.white, g.black)
+            | {
                 "id": g.id,
                 "number": g.number,
                 "white": g.white,
@@ -241,6 +247,52 @@ def round_json(view: EventView, r: RoundRow) -> dict[str, Any]:
             for g in r.games
         ],
     }
+    if teams:
+        out["matches"] = matches_json(view, r)
+    return out
+
+
+def board_json(teams: tuple[Team, ...], white: str, black: str) -> dict[str, Any]:
+    """A team Swiss game's board and teams, as the JSON outputs give them (none otherwise).
+
+    >>> board_json((Team("A", ("a",)), Team("B", ("b",))), "b", "a")
+    {'board': 1, 'white_team': 'B', 'black_team': 'A'}
+    """
+    tags = board_tags(teams, white, black)
+    if not tags:
+        return {}
+    return {
+        "board": int(tags["Board"]),
+        "white_team": tags["WhiteTeam"],
+        "black_team": tags["BlackTeam"],
+    }
+
+
+def matches_json(view: EventView, r: RoundRow) -> list[dict[str, Any]]:
+    """A team Swiss round's matches in playing order: Team 1, Team 2, their board points
+    so far, the result once every board is over, and the games' ids board by board.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> matches_json(sample_view(), sample_view().rounds[0])  # no teams, no matches
+    []
+    """
+    t = view.tournament
+    if not t.teams:
+        return []
+    rnd = Round(r.number, tuple(Game(g.white, g.black, g.result, g.forfeit) for g in r.games))
+    ids = {(g.white, g.black): g.id for g in r.games}
+    seat = seats(t)
+    return [
+        {
+            "team1": m.team1,
+            "team2": m.team2,
+            "points1": m.points(m.team1, seat),
+            "points2": m.points(m.team2, seat),
+            "result": m.result(seat),
+            "games": [ids[g.white, g.black] for _, g in m.games],
+        }
+        for m in matches(t, rnd)
+    ]
 
 
 def standings_notes(view: EventView) -> dict[str, str]:

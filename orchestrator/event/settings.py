@@ -17,11 +17,20 @@ from typing import Any, cast
 
 from orchestrator.config.model import Config
 from orchestrator.core.adjudication import Adjudication, DrawRule, WinRule
-from orchestrator.core.model import Format, Schedule, System
+from orchestrator.core.model import Format, Schedule, System, Team
 from orchestrator.core.standings import TCEC_ORDER, Tiebreak
 
 #: settings that may never change once the event has started
-LOCKED = ("players", "system", "system_options", "phases", "format", "schedule", "cycles")
+LOCKED = (
+    "players",
+    "teams",
+    "system",
+    "system_options",
+    "phases",
+    "format",
+    "schedule",
+    "cycles",
+)
 #: settings that may change at any resume; every other change needs --force
 FREE = ("concurrency", "database", "pgn_dir", "site", "live_dir", "pgn_comments")
 
@@ -53,6 +62,7 @@ class EventSettings:
     system: System = "swiss"
     system_options: dict[str, Any] = field(default_factory=dict)
     phases: tuple[dict[str, Any], ...] = ()  # {rounds, system, system_options}
+    teams: tuple[dict[str, Any], ...] = ()  # a team Swiss: {name, players (board order)}
     format: Format = "double"
     schedule: Schedule = "legs"
     cycles: int = 1
@@ -94,6 +104,9 @@ class EventSettings:
             phases=tuple(
                 {"rounds": p.rounds, "system": p.system, "system_options": dict(p.options)}
                 for p in section.phases
+            ),
+            teams=tuple(
+                {"name": team.name, "players": list(team.members)} for team in config.teams()
             ),
             format=section.format,
             schedule=section.schedule,
@@ -138,6 +151,15 @@ class EventSettings:
             **{k: v for k, v in data.items() if k in known},
         )
 
+    def team_list(self) -> tuple[Team, ...]:
+        """A team Swiss's teams, seed 1 first (none for any other system).
+
+        >>> EventSettings(name="E", players=("a", "b"), rounds=1,
+        ...               teams=({"name": "T", "players": ["a", "b"]},)).team_list()
+        (Team(name='T', members=('a', 'b')),)
+        """
+        return tuple(Team(t["name"], tuple(t["players"])) for t in self.teams)
+
     @property
     def games_per_pair(self) -> int:
         """Games each pair plays in a round.
@@ -179,6 +201,7 @@ class EventSettings:
         plain["players"] = tuple(plain.get("players", ()))
         plain["tiebreaks"] = tuple(plain.get("tiebreaks", TCEC_ORDER))
         plain["phases"] = tuple(plain.get("phases", ()))
+        plain["teams"] = tuple(plain.get("teams", ()))
         plain["engines"] = {
             name: EngineSettings(tuple(e["command"]), e.get("protocol", "uci"), e["options"])
             for name, e in cast(dict[str, Any], plain.get("engines", {})).items()

@@ -29,6 +29,9 @@ def seeded_players(config: Config) -> tuple[Player, ...]:
     Player(name='A', seed=1, withdrawn_after=None)
     """
     section = config.tournament
+    if section.system == "team-swiss":  # team by team, board by board
+        members = [name for team in config.teams() for name in team.members]
+        return tuple(Player(name, i + 1) for i, name in enumerate(members))
     names = seed(
         [e.name for e in config.engines],
         section.seeding,
@@ -79,6 +82,7 @@ def tournament(
             for p in settings.phases
         ),
         planned_rounds=settings.rounds,
+        teams=settings.team_list(),
     )
 
 

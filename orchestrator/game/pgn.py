@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import chess
@@ -37,9 +38,11 @@ def to_pgn(
     options: tuple[dict[str, Any], dict[str, Any]] | None = None,
     comments: CommentStyle = "cutechess",
     rules: Adjudication | None = None,
+    tags: Mapping[str, str] | None = None,
 ) -> str:
     """The game's PGN: SPEC.md section 6, with `details` as TerminationDetails and the
-    engines' `options` (white's, black's) in a first comment, as TCEC writes them.
+    engines' `options` (white's, black's) in a first comment, as TCEC writes them; `tags`
+    (a team Swiss's Board, WhiteTeam and BlackTeam) follow the seven-tag roster.
 
     `comments` chooses the per-move comments: cutechess's `{+0.35/20 1.2s}`, or TCEC's
     fields (`core/tcec.py`, whose countdowns follow the adjudication `rules`).
@@ -74,6 +77,7 @@ def to_pgn(
     h["White"] = record.white
     h["Black"] = record.black
     h["Result"] = record.result
+    h.update(tags or {})
     h["TimeControl"] = TimeControl.parse(record.time_control).pgn_tag()
     h["Termination"] = record.termination
     h["PlyCount"] = str(record.plies)

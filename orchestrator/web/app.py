@@ -29,6 +29,7 @@ from orchestrator.event.export import crosstable, event_pgn, round_pgn, slug
 from orchestrator.event.live import crosstable_json
 from orchestrator.event.read import (
     EventView,
+    board_json,
     game_json,
     load_view,
     overview_json,
@@ -102,6 +103,7 @@ async def _game(request: web.Request) -> dict[str, Any]:
         data = await game_json(store, game)
     data["pgn"] = game.pgn
     data["event"] = view.name
+    data |= board_json(view.tournament.teams, game.white, game.black)
     tc = TimeControl.parse(view.settings.tc)
     data["clock_start_ms"] = tc.base_ms if tc.kind == "clock" else None
     return data

@@ -67,13 +67,31 @@ def standings(data: dict[str, Any]) -> str:
         for s in lines
     )
     provisional = " (provisional)" if data.get("provisional") else ""
+    teams = _teams(data["teams"]) + "<h2>Boards</h2>" if "teams" in data else ""
     body = (
-        f"<h1>Standings after {data['rounds']} round(s){provisional}</h1>"
+        f"<h1>Standings after {data['rounds']} round(s){provisional}</h1>{teams}"
         "<table id='standings'><tr><th>Place</th><th>Engine</th><th>Score</th><th>Games</th>"
         f"<th>+</th><th>=</th><th>-</th><th>BYE</th>{head}<th>Strikes</th><th>Withdrawn</th>"
         f"</tr>{rows}</table>"
     )
     return layout(f"{data['event']}: standings", body)
+
+
+def _teams(lines: list[dict[str, Any]]) -> str:
+    """A team Swiss's team standings: match points, then board points."""
+    rows = "".join(
+        f"<tr><td>{_e(t['place'])}</td><td title='{_e(', '.join(t['players']))}'>"
+        f"{_e(t['name'])}</td><td>{t['match_points']:g}</td><td>{t['board_points']:g}</td>"
+        f"<td>{t['matches']}</td><td>{t['won']}</td><td>{t['drawn']}</td><td>{t['lost']}</td>"
+        f"<td>{t['byes']}</td></tr>"
+        for t in lines
+    )
+    return (
+        "<h2>Teams</h2><table id='teams'><tr><th>Place</th><th>Team</th>"
+        "<th title='2 for a won match, 1 for a drawn one'>Match points</th>"
+        "<th>Board points</th><th>Matches</th><th>+</th><th>=</th><th>-</th><th>BYE</th></tr>"
+        f"{rows}</table>"
+    )
 
 
 def _withdrawn(after: int | None) -> str:
@@ -201,22 +219,52 @@ def _host(host: str | None) -> str:
 
 
 def round_page(event: str, data: dict[str, Any]) -> str:
+    """A round's games in playing order; in a team Swiss, match by match, each with its
+    score and its games board by board."""
     hosts = any(g.get("host") for g in data["games"])  # a column only where games ran elsewhere
-    rows = "".join(
-        f"<tr><td>{g['number']}</td><td><a href='/games/{g['id']}'>{_e(g['white'])} - "
-        f"{_e(g['black'])}</a></td><td>{_e(g['result'] or g['status'])}"
-        f"{' (forfeit)' if g.get('forfeit') else ''}</td>"
-        f"<td>{_e(g['reason'])}{_voided(g.get('voided', []))}</td><td>{_e(g['opening'])}</td>"
-        + (f"<td>{_e(g.get('host'))}</td>" if hosts else "")
-        + "</tr>"
-        for g in data["games"]
-    )
+    boards = "matches" in data
+    columns = 6 + hosts + boards
+
+    def row(g: dict[str, Any]) -> str:
+        return (
+            f"<tr><td>{g['number']}</td>"
+            + (f"<td>{g['board']}</td>" if boards else "")
+            + f"<td><a href='/games/{g['id']}'>{_e(g['white'])} - "
+            f"{_e(g['black'])}</a></td><td>{_e(g['result'] or g['status'])}"
+            f"{' (forfeit)' if g.get('forfeit') else ''}</td>"
+            f"<td>{_e(g['reason'])}{_voided(g.get('voided', []))}</td><td>{_e(g['opening'])}</td>"
+            + (f"<td>{_e(g.get('host'))}</td>" if hosts else "")
+            + "</tr>"
+        )
+
+    if boards:
+        by_id = {g["id"]: g for g in data["games"]}
+        rows = "".join(
+            f"<tr class='match'><th colspan='{columns}'>{_e(m['team1'])} - {_e(m['team2'])}: "
+            f"{_score(m['points1'])} - {_score(m['points2'])}"
+            f"{'' if m['result'] else ' (playing)'}</th></tr>"
+            + "".join(row(by_id[i]) for i in m["games"])
+            for m in data["matches"]
+        )
+    else:
+        rows = "".join(row(g) for g in data["games"])
     bye = f"<p>BYE: {_e(data['bye'])}</p>" if data["bye"] else ""
     body = (
-        f"<h1>Round {data['round']}</h1>{bye}<table><tr><th>#</th><th>Game</th><th>Result</th>"
+        f"<h1>Round {data['round']}</h1>{bye}<table id='games'><tr><th>#</th>"
+        f"{'<th>Board</th>' if boards else ''}<th>Game</th><th>Result</th>"
         f"<th>Reason</th><th>Opening</th>{'<th>Host</th>' if hosts else ''}</tr>{rows}</table>"
     )
     return layout(f"{event}: round {data['round']}", body)
+
+
+def _score(points: float) -> str:
+    """Board points as people write them.
+
+    >>> _score(2.5), _score(0.5), _score(3.0)
+    ('2\u00bd', '\u00bd', '3')
+    """
+    whole, half = int(points), points % 1 == 0.5
+    return f"{whole if whole or not half else ''}{chr(0xBD) if half else ''}"
 
 
 def _engine(side: str, name: str) -> str:
@@ -242,7 +290,12 @@ def game_page(event: str, game: dict[str, Any]) -> str:
     (a click shows that position), and the evaluation graph."""
     body = (
         f"<h1>{_e(game['white'])} - {_e(game['black'])}</h1>"
-        f"<p>Round {game['round']}.{game['number']}: <span id='status'>"
+        + (
+            f"<p>Board {game['board']}: {_e(game['white_team'])} - {_e(game['black_team'])}</p>"
+            if "board" in game
+            else ""
+        )
+        + f"<p>Round {game['round']}.{game['number']}: <span id='status'>"
         f"{_e(game['result'] or game['status'])}</span> <span id='reason'>{_e(game['reason'])}"
         f"</span> <span id='host'>{_e(_host(game.get('host')))}</span>"
         f" (<a href='/download/games/{game['id']}.pgn'>PGN</a>)</p>"

@@ -1,0 +1,298 @@
+"""The team Swiss (seeds/000): teams of engines on fixed boards, paired as teams by the TCEC
+Swiss rules; Team 1 has White on boards 1, 4, 5, 8, 9, ...; standings by match points, then
+board points."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import re
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from aiohttp.test_utils import TestClient, TestServer
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from orchestrator.cli import app
+from orchestrator.core import state_json
+from orchestrator.core.model import RESULTS, Game, Player, Round, Team, Tournament
+from orchestrator.core.pairing import pair_next
+from orchestrator.core.standings import tally
+from orchestrator.core.teams import match_games, team_standings
+from orchestrator.web.app import make_app
+from tests.conftest import scripted_engines_toml
+from tests.test_daemon import event_config, run_daemon
+
+NAMES = ("Ants", "Bees", "Cats", "Dogs", "Elks", "Foxes")
+
+
+def team_state(size: int, boards: int, **extra: Any) -> dict[str, Any]:
+    """A fresh team-Swiss state: `size` teams T1, T2, ... of players T1b1, T1b2, ..."""
+    members = [[f"T{t}b{b}" for b in range(1, boards + 1)] for t in range(1, size + 1)]
+    players = [name for team in members for name in team]
+    return {
+        "system": "team-swiss",
+        "format": "single",
+        "teams": [{"name": f"T{t}", "players": m} for t, m in enumerate(members, 1)],
+        "players": [{"name": n, "seed": i} for i, n in enumerate(players, 1)],
+        "rounds": [],
+    } | extra
+
+
+def cli(args: list[str], stdin: str | None = None) -> tuple[int, str]:
+    out = CliRunner().invoke(app, args, input=stdin)
+    return out.exit_code, (out.stdout if out.exit_code == 0 else out.stderr)
+
+
+def team1_has_white(board: int) -> bool:
+    """The seed's pattern, written out: Team 1 on 1, 4, 5, 8, 9, 12, ..."""
+    return board in (1, 4, 5, 8, 9, 12, 13, 16) or (board > 16 and board % 4 in (0, 1))
+
+
+def test_team_1_has_white_on_boards_1_4_5_8_and_team_2_on_2_3_6_7() -> None:
+    one = Team("One", tuple(f"o{b}" for b in range(1, 11)))
+    two = Team("Two", tuple(f"t{b}" for b in range(1, 11)))
+    games = match_games(one, two)
+    assert [b for b, g in enumerate(games, 1) if g.white.startswith("o")] == [1, 4, 5, 8, 9]
+    assert [b for b, g in enumerate(games, 1) if g.white.startswith("t")] == [2, 3, 6, 7, 10]
+    assert all(g.white[1:] == g.black[1:] for g in games)  # board against board
+
+
+def match_view(t: Tournament, rnd: Round) -> dict[tuple[str, str], list[Game]]:
+    """The round's games by match, keyed (Team 1, Team 2), read with the test's own rule."""
+    seat = {m: (team.name, b) for team in t.teams for b, m in enumerate(team.members, 1)}
+    out: dict[tuple[str, str], list[Game]] = {}
+    for g in rnd.games:
+        (wt, board), (bt, other) = seat[g.white], seat[g.black]
+        assert board == other and wt != bt
+        key = (wt, bt) if team1_has_white(board) else (bt, wt)
+        out.setdefault(key, []).append(g)
+    return out
+
+
+def board_points(games: list[Game], team: str, t: Tournament) -> float:
+    members = next(x.members for x in t.teams if x.name == team)
+    return sum(g.points(g.white if g.white in members else g.black) for g in games)
+
+
+@st.composite
+def team_events(draw: st.DrawFn) -> Tournament:
+    """A team Swiss of 3-8 teams of 1-5 boards after 0-4 rounds with random results."""
+    teams, boards = draw(st.integers(3, 8)), draw(st.integers(1, 5))
+    fmt = draw(st.sampled_from(["single", "double"]))
+    t = state_json.decode(team_state(teams, boards, format=fmt))
+    for _ in range(draw(st.integers(0, 4))):
+        pairing = pair_next(t)
+        results = tuple(draw(st.sampled_from(RESULTS)) for _ in pairing.games)
+        t = Tournament(**{**_fields(t), "rounds": (*t.rounds, pairing.as_round(results))})
+    return t
+
+
+def _fields(t: Tournament) -> dict[str, Any]:
+    return {name: getattr(t, name) for name in Tournament.__dataclass_fields__}
+
+
+@settings(max_examples=60, deadline=None)
+@given(team_events())
+def test_teams_are_paired_by_the_tcec_swiss_rules_with_matches_for_games(t: Tournament) -> None:
+    """The next round is the TCEC Swiss pairing of a plain event whose players are the teams
+    and whose games are the matches (won by more board points), Team 1 playing White; each
+    match is then played board against board in the pattern."""
+    teams = tuple(Player(x.name, seed) for seed, x in enumerate(t.teams, 1))
+    rounds = []
+    for rnd in t.rounds:
+        games = []
+        for (one, two), played in match_view(t, rnd).items():
+            a, b = board_points(played, one, t), board_points(played, two, t)
+            games.append(Game(one, two, "1-0" if a > b else "0-1" if b > a else "1/2-1/2"))
+        rounds.append(Round(rnd.number, tuple(games), rnd.bye))
+    plain = pair_next(Tournament(teams, tuple(rounds), format=t.format, schedule=t.schedule))
+    pairing = pair_next(t)
+    assert pairing.bye == plain.bye
+    members = {x.name: x.members for x in t.teams}
+    boards = len(t.teams[0].members)
+    assert len(pairing.games) == boards * len(plain.games)
+    for i, match in enumerate(plain.games):  # in the plain pairing's playing order
+        played = pairing.games[i * boards : (i + 1) * boards]
+        for board, g in enumerate(played, 1):
+            one, two = members[match.white][board - 1], members[match.black][board - 1]
+            assert (g.white, g.black) == ((one, two) if team1_has_white(board) else (two, one))
+
+
+@settings(max_examples=60, deadline=None)
+@given(team_events())
+def test_team_standings_rank_by_match_points_then_board_points(t: Tournament) -> None:
+    mp: Counter[str] = Counter()
+    bp: Counter[str] = Counter()
+    boards = len(t.teams[0].members)
+    for rnd in t.rounds:
+        for (one, two), played in match_view(t, rnd).items():
+            a, b = board_points(played, one, t), board_points(played, two, t)
+            bp[one] += a
+            bp[two] += b
+            mp[one] += 2 if a > b else 1 if a == b else 0
+            mp[two] += 2 if b > a else 1 if a == b else 0
+        if rnd.bye:
+            mp[rnd.bye] += 2 * t.games_per_pair
+            bp[rnd.bye] += boards * t.games_per_pair
+    lines = team_standings(t)
+    assert {x.name: (x.match_points, x.board_points) for x in lines} == {
+        x.name: (float(mp[x.name]), float(bp[x.name])) for x in t.teams
+    }
+    keys = [(-x.match_points, -x.board_points) for x in lines]
+    assert keys == sorted(keys)
+    for x, y in itertools.pairwise(lines):  # equal on both: a shared place
+        equal = (x.match_points, x.board_points) == (y.match_points, y.board_points)
+        assert (x.place == y.place) == equal
+
+
+def test_a_team_s_bye_wins_every_board() -> None:
+    t = state_json.decode(team_state(5, 2))
+    pairing = pair_next(t)
+    assert pairing.bye == "T5"  # the lowest in pairing order, as the TCEC Swiss says
+    t = Tournament(**{**_fields(t), "rounds": (pairing.as_round(("1-0",) * 4),)})
+    bye = next(x for x in team_standings(t) if x.name == "T5")
+    assert (bye.match_points, bye.board_points, bye.byes) == (2.0, 2.0, 1)
+    lines = tally(t)
+    assert [(lines[n].score, lines[n].byes) for n in ("T5b1", "T5b2")] == [(1.0, 1), (1.0, 1)]
+    assert state_json.decode(state_json.encode(t)) == t  # teams survive the JSON
+    second = pair_next(t)
+    assert second.bye != "T5"
+
+
+def test_pair_and_simulate_take_a_team_swiss() -> None:
+    code, out = cli(["pair", "-"], json.dumps(team_state(6, 4)))
+    assert code == 0, out
+    games = json.loads(out)["games"]
+    assert len(games) == 12 and games[0] == {"white": "T6b1", "black": "T5b1"}
+    state = json.dumps(team_state(6, 4))
+    code, out = cli(["simulate", "--from", "-", "--rounds", "4", "--table"], state)
+    assert code == 0, out
+    assert re.search(r"Place  Team  Seed  MP +BP  Matches", out), out
+    code, out = cli(["simulate", "--players", "8", "--system", "team-swiss"])
+    assert code == 2 and out.count("\n") == 1 and "a team Swiss needs teams" in out, out
+
+
+def test_a_bad_team_state_is_one_line_and_exit_2() -> None:
+    uneven = team_state(3, 2)
+    uneven["teams"][2]["players"] = ["T3b1"]
+    no_team = team_state(2, 2, system="swiss")
+    one_board = team_state(2, 2, rounds=[{"games": [{"white": "T1b1", "black": "T2b1",
+                                                     "result": "1-0"}]}])  # fmt: skip
+    same_team = team_state(2, 2)
+    same_team["teams"][1]["name"] = "T1b1"
+    for data, message in [
+        (uneven, "team 'T3' has 1 players, team 'T1' 2: every team needs the same number"),
+        (no_team, "'teams' are for a team Swiss (system team-swiss), not swiss"),
+        (one_board, "round 1: match T1 - T2 has 1 of its 2 boards"),
+        (same_team, "team name 'T1b1' is empty or a player's name"),
+        (team_state(2, 2, teams=None), "a team Swiss needs at least two teams"),
+        (team_state(2, 2, phases=[{"rounds": 1, "system": "team-swiss"}]), "not one of its"),
+    ]:
+        code, out = cli(["pair", "-"], json.dumps(data))
+        assert code == 2, data
+        assert out.count("\n") == 1 and message in out, out
+
+
+def team_config(folder: Path, rounds: int) -> Path:
+    """6 teams of 4 scripted engines (results decided by the pair of names) in a double-round
+    team Swiss.  The engines are listed out of board order, and the teams out of seed order:
+    boards go by rating, teams by their mean rating."""
+    config = event_config(folder, players=[], rounds=rounds)
+    text = config.read_text().replace('seeding = "group"\n', 'system = "team-swiss"\n')
+    text = text.replace("groups = 2\n", "")
+    for team in reversed(NAMES):
+        for board in (3, 1, 4, 2):
+            name = f"{team[:3]}{board}"
+            engine = scripted_engines_toml([name], folder)
+            engine = engine.replace('"--seed", "0"', f'"--seed", "{len(text)}"')
+            rating = 3000 - 10 * board - NAMES.index(team)
+            text += re.sub(r"rating = \d+", f'rating = {rating}\nteam = "{team}"', engine)
+    config.write_text(text)
+    return config
+
+
+def test_the_daemon_plays_a_team_swiss_of_six_teams_of_four(tmp_path: Path) -> None:
+    config = team_config(tmp_path, rounds=3)
+    out = run_daemon(config)
+    assert out.returncode == 0, out.stderr + out.stdout[-3000:]
+    db = tmp_path / "event.sqlite"
+    code, text = cli(["state", "--db", str(db)])
+    data = json.loads(text)
+    # the teams, seeded by mean rating, boards by rating
+    assert [x["name"] for x in data["teams"]] == list(NAMES)
+    assert data["teams"][0]["players"] == ["Ant1", "Ant2", "Ant3", "Ant4"]
+    assert data["teams"][5]["players"] == ["Fox1", "Fox2", "Fox3", "Fox4"]
+    t = state_json.decode(data)
+    assert len(t.rounds) == 3
+    met: Counter[frozenset[str]] = Counter()
+    for rnd in t.rounds:
+        by_match = match_view(t, rnd)  # asserts board against board, team against team
+        assert len(by_match) == 6  # 3 pairs of teams, each a match of two legs
+        for (one, two), games in by_match.items():
+            assert (two, one) in by_match  # the return leg: Team 1 and Team 2 exchanged
+            assert len(games) == 4
+            met[frozenset((one, two))] += 1
+        teams_playing = Counter(team for key in by_match for team in key)
+        assert set(teams_playing.values()) == {2}
+    assert set(met.values()) == {2}  # no two teams met in two rounds
+    for number in range(1, 4):  # every round is what `pair` gives for the state before it
+        code, paired = cli(
+            ["pair", "-"], json.dumps(dict(data, rounds=data["rounds"][: number - 1]))
+        )
+        assert code == 0, paired
+        stored = [
+            {"white": g["white"], "black": g["black"]} for g in data["rounds"][number - 1]["games"]
+        ]
+        assert json.loads(paired)["games"] == stored
+    # the standings: by match points, then board points, as the test counts them
+    code, text = cli(["standings", "--db", str(db), "--json"])
+    teams = json.loads(text)["teams"]
+    mp: Counter[str] = Counter()
+    bp: Counter[str] = Counter()
+    for rnd in t.rounds:
+        for (one, two), games in match_view(t, rnd).items():
+            a, b = board_points(games, one, t), board_points(games, two, t)
+            bp[one], bp[two] = bp[one] + a, bp[two] + b
+            mp[one] += 2 if a > b else 1 if a == b else 0
+            mp[two] += 2 if b > a else 1 if a == b else 0
+    assert [(x["name"], x["match_points"], x["board_points"]) for x in teams] == sorted(
+        ((n, float(mp[n]), float(bp[n])) for n in NAMES),
+        key=lambda x: (-x[1], -x[2], NAMES.index(x[0])),
+    )
+    assert len({x["match_points"] for x in teams}) > 1  # the results do separate the teams
+    winners = [x["name"] for x in teams if x["place"] == teams[0]["place"]]
+    assert f'"winner": "{", ".join(winners)}"' in out.stdout + out.stderr
+    # the PGN names each game's board and teams
+    pgn = next((tmp_path / "pgn").rglob("*.pgn")).parent
+    seat = {m: (x["name"], b) for x in data["teams"] for b, m in enumerate(x["players"], 1)}
+    event = "".join(p.read_text() for p in sorted(pgn.glob("round-*.pgn")))
+    tags = re.findall(r'\[White "(.+)"\]\n\[Black "(.+)"\]\n\[Result ".+"\]\n\[Board "(\d+)"\]\n'
+                      r'\[WhiteTeam "(.+)"\]\n\[BlackTeam "(.+)"\]', event)  # fmt: skip
+    assert len(tags) == 72
+    for white, black, board, white_team, black_team in tags:
+        assert (seat[white], seat[black]) == ((white_team, int(board)), (black_team, int(board)))
+    asyncio.run(web_pages(db, t))
+
+
+async def web_pages(db: Path, t: Tournament) -> None:
+    """The round page shows match by match, board by board; standings show the teams."""
+    async with TestClient(TestServer(make_app(db))) as client:
+        page = await (await client.get("/rounds/1")).text()
+        headings = re.findall(r"<tr class='match'><th colspan='\d+'>(\w+) - (\w+): ", page)
+        assert [tuple(h) for h in headings] == list(match_view(t, t.rounds[0]))
+        assert "<th>Board</th>" in page
+        data = await (await client.get("/api/rounds/1")).json()
+        assert [(g["board"], g["white_team"]) for g in data["games"][:2]] == [
+            (1, data["matches"][0]["team1"]),
+            (2, data["matches"][0]["team2"]),
+        ]
+        page = await (await client.get("/standings")).text()
+        assert "<table id='teams'>" in page and "Match points" in page
+        game = data["games"][0]["id"]
+        page = await (await client.get(f"/games/{game}")).text()
+        assert f"<p>Board 1: {data['matches'][0]['team1']} - " in page
