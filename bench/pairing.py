@@ -6,7 +6,8 @@ included), for 50, 200 and 1000 players at early, middle and late rounds.
 A second table times one round of each other system (round 11, after ten rounds of a
 simulated TCEC Swiss) at the same sizes.  bakert's weighted Swiss is a maximum-weight
 matching over all n(n-1)/2 pairs (networkx's blossom algorithm, cubic in n): past
-`--bakert-most` players (default 200) it is not timed.
+`--bakert-most` players (default 200) it is not timed.  The team Swiss puts the players in
+teams of five boards and times round 11 after ten team-Swiss rounds.
 
 Targets: a 50-player round under 5 ms, a 1000-player round under 100 ms.
 The events are simulated with seeded random results (60% draws, single rounds: the colour
@@ -21,10 +22,11 @@ import statistics
 import time
 from dataclasses import replace
 
-from orchestrator.core.model import Player, Tournament
+from orchestrator.core.model import Player, Team, Tournament
 from orchestrator.core.pairing import pair_next
 from orchestrator.core.simulation import simulate
 
+BOARDS = 5  # the team Swiss's boards per team: 50 players are 10 teams
 CASES = [
     (50, "early", 2),
     (50, "middle", 11),
@@ -88,6 +90,28 @@ def other_systems(args: argparse.Namespace) -> None:
             print(
                 f"| {system} | {players} | 11 | {statistics.median(times):.2f} | {max(times):.2f} |"
             )
+        team_swiss(args, players)
+
+
+def team_swiss(args: argparse.Namespace, players: int) -> None:
+    """The team Swiss: the players in teams of BOARDS, round 11 after ten team-Swiss rounds
+    (the reading of the stored board games into matches included)."""
+    names = [f"E{i:04d}" for i in range(1, players + 1)]
+    teams = tuple(
+        Team(f"T{i // BOARDS + 1:03d}", tuple(names[i : i + BOARDS]))
+        for i in range(0, players, BOARDS)
+    )
+    start = Tournament(
+        tuple(Player(name, i) for i, name in enumerate(names, 1)), system="team-swiss", teams=teams
+    )
+    state = simulate(start, 10, rng_seed=1).tournament
+    times = []
+    for _ in range(args.repeat if players < 1000 else 3):
+        t0 = time.perf_counter()
+        pair_next(state)
+        times.append((time.perf_counter() - t0) * 1000)
+    label = f"team-swiss ({len(teams)} teams of {BOARDS})"
+    print(f"| {label} | {players} | 11 | {statistics.median(times):.2f} | {max(times):.2f} |")
 
 
 if __name__ == "__main__":

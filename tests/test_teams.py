@@ -276,6 +276,12 @@ def test_the_daemon_plays_a_team_swiss_of_six_teams_of_four(tmp_path: Path) -> N
     assert len(tags) == 72
     for white, black, board, white_team, black_team in tags:
         assert (seat[white], seat[black]) == ((white_team, int(board)), (black_team, int(board)))
+    code, text = cli(["pairings", "--db", str(db), "--round", "1"])
+    first = next(iter(match_view(t, t.rounds[0])))
+    assert re.search(rf"\n  {first[0]} - {first[1]}  \d+(\.5)?-\d+(\.5)?\n  1\. board 1: ", text)
+    assert text.count(" board 4: ") == 6
+    status = cli(["status", "--db", str(db), "--json"])[1]
+    assert json.loads(status)["games_total"] == 72
     asyncio.run(web_pages(db, t))
 
 

@@ -450,7 +450,11 @@ async def overview_json(view: EventView, store: Store) -> dict[str, Any]:
             )
     total = view.settings.rounds
     played = sum(1 for r in view.rounds for g in r.games if g.status == "finished")
-    per_round = len(view.tournament.players) // 2 * view.settings.games_per_pair
+    teams = view.tournament.teams
+    if teams:  # a team Swiss: every board of each match
+        per_round = len(teams) // 2 * len(teams[0].members) * view.settings.games_per_pair
+    else:
+        per_round = len(view.tournament.players) // 2 * view.settings.games_per_pair
     return {
         "event": view.name,
         "round": view.rounds[-1].number if view.rounds else 0,
