@@ -5,6 +5,7 @@ board points."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 import re
@@ -12,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -23,6 +25,8 @@ from orchestrator.core.model import RESULTS, Game, Player, Round, Team, Tourname
 from orchestrator.core.pairing import pair_next
 from orchestrator.core.standings import tally
 from orchestrator.core.teams import match_games, team_standings
+from orchestrator.event.controls import ControlRefused, Request, check
+from orchestrator.event.sample import sample_view
 from orchestrator.web.app import make_app
 from tests.conftest import scripted_engines_toml
 from tests.test_daemon import event_config, run_daemon
@@ -162,6 +166,34 @@ def test_a_team_s_bye_wins_every_board() -> None:
     assert state_json.decode(state_json.encode(t)) == t  # teams survive the JSON
     second = pair_next(t)
     assert second.bye != "T5"
+
+
+def test_a_team_leaves_the_pairing_once_one_of_its_engines_withdrew() -> None:
+    """T1b2 withdrew after round 1 with its game cancelled: the match stays short of a board,
+    the state is still valid, and from round 2 on T1 is not paired (three teams: a BYE)."""
+    data = team_state(4, 2)
+    data["players"][1]["withdrawn_after"] = 1
+    data["rounds"] = [
+        {"games": [{"white": "T4b1", "black": "T3b1", "result": "1-0"},
+                   {"white": "T3b2", "black": "T4b2", "result": "0-1"},
+                   {"white": "T2b1", "black": "T1b1", "result": "1/2-1/2"}]}
+    ]  # fmt: skip
+    code, out = cli(["pair", "-"], json.dumps(data))
+    assert code == 0, out
+    paired = json.loads(out)
+    assert paired["bye"] in ("T2", "T3", "T4")
+    assert not any(g["white"].startswith("T1") or g["black"].startswith("T1")
+                   for g in paired["games"])  # fmt: skip
+    assert len(paired["games"]) == 2
+
+
+def test_pair_manual_is_refused_in_a_team_swiss() -> None:
+    view = sample_view()
+    view = dataclasses.replace(
+        view, settings=dataclasses.replace(view.settings, system="team-swiss")
+    )
+    with pytest.raises(ControlRefused, match="a team Swiss pairs whole teams"):
+        check(Request("pair-manual", {"round": 2, "pairs": [["A", "B"]]}, "why"), view)
 
 
 def test_pair_and_simulate_take_a_team_swiss() -> None:

@@ -123,6 +123,8 @@ def _manual_round(view: EventView, args: dict[str, Any]) -> int:
         raise ControlRefused(f"{number!r} is not a round number")
     if view.settings.system == "round-robin":
         raise ControlRefused("a round robin's pairings are its table: none can be fixed")
+    if view.settings.system == "team-swiss":
+        raise ControlRefused("a team Swiss pairs whole teams: its games cannot be fixed one by one")
     if number > view.settings.rounds:
         raise ControlRefused(f"the event has {view.settings.rounds} rounds, not {number}")
     replaces = 0
