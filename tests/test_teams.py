@@ -329,6 +329,8 @@ async def web_pages(db: Path, t: Tournament) -> None:
             (1, data["matches"][0]["team1"]),
             (2, data["matches"][0]["team2"]),
         ]
+        page = await (await client.get("/")).text()
+        assert "<table id='top-teams'>" in page
         page = await (await client.get("/standings")).text()
         assert "<table id='teams'>" in page and "Match points" in page
         game = data["games"][0]["id"]

@@ -18,9 +18,9 @@ has withdrawn.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import groupby
 
 from orchestrator.core.model import (
-    WHITE_POINTS,
     Game,
     Pairing,
     Player,
@@ -251,33 +251,30 @@ def team_standings(t: Tournament) -> list[TeamLine]:
     lines = {team.name: TeamLine(team.name, seed) for seed, team in enumerate(t.teams, 1)}
     for rnd in t.rounds:
         for m in matches(t, rnd):
-            result = m.result(seat)
-            for name, side in ((m.team1, "1-0"), (m.team2, "0-1")):
-                line = lines[name]
-                line.board_points += m.points(name, seat)
-                if result is None:
+            for name, other in ((m.team1, m.team2), (m.team2, m.team1)):
+                line, mine, theirs = lines[name], m.points(name, seat), m.points(other, seat)
+                line.board_points += mine
+                if not m.complete():
                     continue
                 line.matches += 1
-                won = WHITE_POINTS[result] if side == "1-0" else 1.0 - WHITE_POINTS[result]
-                line.won += won == 1.0
-                line.drawn += won == 0.5
-                line.lost += won == 0.0
-                line.match_points += MATCH_POINTS[0 if won == 1.0 else 1 if won == 0.5 else 2]
+                outcome = 0 if mine > theirs else 1 if mine == theirs else 2
+                line.won += outcome == 0
+                line.drawn += outcome == 1
+                line.lost += outcome == 2
+                line.match_points += MATCH_POINTS[outcome]
         if rnd.bye is not None and rnd.bye in lines:
             line = lines[rnd.bye]
             line.byes += 1
             line.match_points += MATCH_POINTS[0] * t.games_per_pair
             line.board_points += len(t.teams[0].members) * t.games_per_pair
     ranked = sorted(lines.values(), key=lambda x: (-x.match_points, -x.board_points, x.seed))
-    for line in ranked:
-        tied = [
-            x
-            for x in ranked
-            if (x.match_points, x.board_points) == (line.match_points, line.board_points)
-        ]
-        first = ranked.index(tied[0]) + 1
-        last = first + len(tied) - 1
-        line.place = str(first) if first == last else f"{first}-{last}"
+    done = 0
+    for _, group in groupby(ranked, key=lambda x: (x.match_points, x.board_points)):
+        tied = list(group)
+        first, last = done + 1, done + len(tied)
+        for line in tied:
+            line.place = str(first) if first == last else f"{first}-{last}"
+        done = last
     return ranked
 
 

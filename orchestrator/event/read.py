@@ -449,6 +449,7 @@ async def overview_json(view: EventView, store: Store) -> dict[str, Any]:
                 }
             )
     total = view.settings.rounds
+    table = standings_json(view)
     played = sum(1 for r in view.rounds for g in r.games if g.status == "finished")
     teams = view.tournament.teams
     if teams:  # a team Swiss: every board of each match
@@ -469,8 +470,8 @@ async def overview_json(view: EventView, store: Store) -> dict[str, Any]:
         "paused": view.paused,
         "daemon": daemon_json(view),
         "provisional": view.provisional,
-        "top": standings_json(view)["standings"][:5],
-    }
+        "top": table["standings"][:5],
+    } | ({"top_teams": table["teams"][:5]} if "teams" in table else {})
 
 
 def _seconds_between(start: str | None, end: str | None) -> float | None:

@@ -44,11 +44,22 @@ def overview(data: dict[str, Any]) -> str:
         f"<tr><td>{_e(s['place'])}</td><td>{_e(s['name'])}</td><td>{s['score']:g}</td></tr>"
         for s in data["top"]
     )
+    teams = "".join(
+        f"<tr><td>{_e(t['place'])}</td><td>{_e(t['name'])}</td><td>{t['match_points']:g}</td>"
+        f"<td>{t['board_points']:g}</td></tr>"
+        for t in data.get("top_teams", ())
+    )
     body = (
         f"<h1>{_e(data['event'])}</h1><p>{_e(state)}: {done} of {total} games played</p>"
         f"<progress max='{max(total, 1)}' value='{done}' title='{share:.0f}%'></progress>"
         f"<h2>Playing now</h2><ul id='running'>{running or '<li>nothing</li>'}</ul>"
-        f"<h2>Leaders</h2><table>{top}</table>"
+        + (
+            "<h2>Leading teams</h2><table id='top-teams'><tr><th></th><th>Team</th>"
+            f"<th>Match points</th><th>Board points</th></tr>{teams}</table>"
+            if teams
+            else ""
+        )
+        + f"<h2>Leaders</h2><table>{top}</table>"
         "<h2>Score by round</h2><img src='/progress.svg' alt='score by round'>"
     )
     return layout(data["event"], body)
