@@ -343,18 +343,24 @@ def test_a_requirement_no_worker_meets_waits_and_is_reported(
     assert {h for w, b, h in played if "E4" in (w, b)} == {"host-gpu"}
 
 
-def test_check_names_the_game_host_that_cannot_start_an_engine(
-    cluster: Cluster, tmp_path: Path
-) -> None:
+def unstartable_engine_event(cluster: Cluster, folder: Path) -> Path:
+    """A scheduler with one worker, host-a, and a one-round event of two engines whose first
+    runs a path that exists on no game host (not checked on this machine, but on the host)."""
     cluster.scheduler()
     cluster.worker("host-a")
     cluster.wait_for({"host-a"})
-    executor = cluster.url
-    config = event_config(tmp_path, players=PLAYERS[:2], rounds=1, extra=f'executor = "{executor}"')
-    # a path that exists on no game host: not checked here, but on the host
+    extra = f'executor = "{cluster.url}"'
+    config = event_config(folder, players=PLAYERS[:2], rounds=1, extra=extra)
     config.write_text(
         config.read_text().replace(json.dumps(sys.executable), '"/nowhere/engine"', 1)
     )
+    return config
+
+
+def test_check_names_the_game_host_that_cannot_start_an_engine(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    config = unstartable_engine_event(cluster, tmp_path)
     checked = CliRunner().invoke(app, ["check", str(config)])
     assert checked.exit_code == 2
     assert checked.stderr.count("\n") == 1
@@ -524,14 +530,7 @@ def test_a_scheduler_lost_mid_event_is_waited_for(cluster: Cluster, tmp_path: Pa
 def test_a_host_that_cannot_start_an_engine_forfeits_its_games_and_is_named(
     cluster: Cluster, tmp_path: Path
 ) -> None:
-    cluster.scheduler()
-    cluster.worker("host-a")
-    cluster.wait_for({"host-a"})
-    executor = cluster.url
-    config = event_config(tmp_path, players=PLAYERS[:2], rounds=1, extra=f'executor = "{executor}"')
-    config.write_text(
-        config.read_text().replace(json.dumps(sys.executable), '"/nowhere/engine"', 1)
-    )
+    config = unstartable_engine_event(cluster, tmp_path)
     out = run_daemon(config)  # `run` starts no engine here: they live on the game hosts
     assert out.returncode == 0, out.stderr + out.stdout[-3000:]
     faults = [e for e in log_events(out.stdout) if e["event"] == "engine_fault"]

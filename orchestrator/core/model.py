@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 from orchestrator.core.errors import OrchestratorError
 
@@ -28,17 +28,7 @@ System = Literal[
     "team-swiss",
 ]
 #: the pairing systems, by the names engines.toml and the state JSON use
-SYSTEMS: tuple[System, ...] = (
-    "swiss",
-    "round-robin",
-    "olafsson",
-    "bakert",
-    "koth",
-    "factored",
-    "quartile",
-    "random",
-    "team-swiss",
-)
+SYSTEMS: tuple[System, ...] = get_args(System)
 
 WHITE_POINTS: dict[Result, float] = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 

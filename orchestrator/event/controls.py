@@ -288,16 +288,7 @@ async def _plan(store: Store, view: EventView, asked: Request, site: str, contro
         )
     else:
         record, attempt = await _record_so_far(store, view, game, result, text)
-        pgn = to_pgn(
-            record,
-            event=view.name,
-            site=site,
-            round_tag=_tag(game),
-            details=details,
-            comments=cast(CommentStyle, view.settings.pgn_comments),
-            rules=view.settings.rules(),
-            tags=board_tags(view.tournament.teams, game.white, game.black),
-        )
+        pgn = _pgn(view, game, record, site, details)
         plan += changes.game_result(
             game.id,
             result,
@@ -331,14 +322,7 @@ async def _withdraw(store: Store, view: EventView, engine: str, reason: str, sit
             record, _ = await _record_so_far(
                 store, view, g, result, text, moves=False, termination="abandoned"
             )
-            pgn = to_pgn(
-                record,
-                event=view.name,
-                site=site,
-                round_tag=_tag(g),
-                details=text,
-                tags=board_tags(view.tournament.teams, g.white, g.black),
-            )
+            pgn = _pgn(view, g, record, site, text)
             plan += changes.game_result(
                 g.id, result, "abandoned", text, details=text, pgn=pgn, forfeit=True
             )
@@ -351,8 +335,18 @@ def _round_of(view: EventView, game: GameRow) -> RoundRow:
     return next(r for r in view.rounds if r.number == game.round)
 
 
-def _tag(game: GameRow) -> str:
-    return f"{game.round}.{game.number}"
+def _pgn(view: EventView, game: GameRow, record: GameRecord, site: str, details: str) -> str:
+    """The PGN of a game the director decided, as the daemon writes a played one."""
+    return to_pgn(
+        record,
+        event=view.name,
+        site=site,
+        round_tag=f"{game.round}.{game.number}",
+        details=details,
+        comments=cast(CommentStyle, view.settings.pgn_comments),
+        rules=view.settings.rules(),
+        tags=board_tags(view.tournament.teams, game.white, game.black),
+    )
 
 
 def _winner(result: Result) -> str:
