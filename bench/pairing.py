@@ -20,11 +20,12 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from dataclasses import replace
 
-from orchestrator.core.model import Player, Team, Tournament
+from msgspec.structs import replace
+
+from orchestrator.core.event.model import Player, Rules, Team, Tournament
+from orchestrator.core.event.simulation import simulate
 from orchestrator.core.pairing import pair_next
-from orchestrator.core.simulation import simulate
 
 BOARDS = 5  # the team Swiss's boards per team: 50 players are 10 teams
 CASES = [
@@ -53,7 +54,8 @@ def main() -> None:
     for players, stage, number in CASES:
         if players not in events:
             start = Tournament(
-                tuple(Player(f"E{i:04d}", i) for i in range(1, players + 1)), format=args.format
+                tuple(Player(f"E{i:04d}", i) for i in range(1, players + 1)),
+                rules=Rules(format=args.format),
             )
             most = max(n for p, _, n in CASES if p == players)
             events[players] = simulate(start, most - 1, rng_seed=1).tournament
@@ -81,7 +83,7 @@ def other_systems(args: argparse.Namespace) -> None:
             if system == "bakert" and players > args.bakert_most:
                 print(f"| {system} | {players} | 11 | not timed | (over --bakert-most) |")
                 continue
-            state = replace(played, system=system, options={})  # type: ignore[arg-type]
+            state = replace(played, rules=Rules(system=system, format="single"))
             times = []
             for _ in range(args.repeat if players < 1000 else 3):
                 t0 = time.perf_counter()
@@ -102,7 +104,9 @@ def team_swiss(args: argparse.Namespace, players: int) -> None:
         for i in range(0, players, BOARDS)
     )
     start = Tournament(
-        tuple(Player(name, i) for i, name in enumerate(names, 1)), system="team-swiss", teams=teams
+        tuple(Player(name, i) for i, name in enumerate(names, 1)),
+        rules=Rules(system="team-swiss", format="single"),
+        teams=teams,
     )
     state = simulate(start, 10, rng_seed=1).tournament
     times = []

@@ -45,10 +45,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from orchestrator.config.model import EngineConfig  # noqa: E402
-from orchestrator.core.adjudication import Adjudication  # noqa: E402
-from orchestrator.core.gamerecord import GameRecord  # noqa: E402
-from orchestrator.core.openings import Opening  # noqa: E402
-from orchestrator.core.timecontrol import TimeControl  # noqa: E402
+from orchestrator.core.game.adjudication import Adjudication  # noqa: E402
+from orchestrator.core.game.clock import TimeControl  # noqa: E402
+from orchestrator.core.game.openings import Opening  # noqa: E402
+from orchestrator.core.game.record import GameRecord  # noqa: E402
 from orchestrator.game.game import GameSpec, play_game  # noqa: E402
 from tests.conftest import free_port  # noqa: E402
 

@@ -11,7 +11,7 @@ import itertools
 
 import networkx as nx
 
-from orchestrator.core.model import Game, Pairing, Tournament
+from orchestrator.core.event.model import Game, Pairing, Tournament
 
 
 def _has_perfect_matching(players: list[str], allowed: set[frozenset[str]]) -> bool:
@@ -61,7 +61,7 @@ def reference_pair(t: Tournament) -> Pairing:
             f.score[g.black] += g.points(g.black)
         if rnd.bye:
             f.byes[rnd.bye] += 1
-            f.score[rnd.bye] += t.games_per_pair
+            f.score[rnd.bye] += t.rules.games_per_pair
         f.history.append({frozenset((g.white, g.black)) for g in rnd.games})
     number = len(t.rounds) + 1
     order = f.order()
@@ -85,7 +85,7 @@ def reference_pair(t: Tournament) -> Pairing:
             raise AssertionError("greedy pairing failed")
     games = []
     for first, second in reversed(pairs):
-        if t.format == "double":
+        if t.rules.format == "double":
             games.append(Game(second, first))
             continue
         if f.wgd[first] != f.wgd[second]:
@@ -96,11 +96,11 @@ def reference_pair(t: Tournament) -> Pairing:
             black = second if number % 4 in (2, 3) else first
         white = second if black == first else first
         games.append(Game(white, black))
-    if t.format == "double":
+    if t.rules.format == "double":
         back = [Game(g.black, g.white) for g in games]
         games = (
             games + back
-            if t.schedule == "legs"
+            if t.rules.schedule == "legs"
             else [x for p in zip(games, back, strict=True) for x in p]
         )
     return Pairing(number, tuple(games), bye, removed)

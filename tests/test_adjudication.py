@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from orchestrator.core.adjudication import (
+from orchestrator.core.game.adjudication import (
     Adjudication,
     Adjudicator,
     DrawRule,
     WinRule,
     tablebase_verdict,
 )
-from orchestrator.core.gamerecord import Cp, Mate
+from orchestrator.core.game.record import Cp, Mate
 
 
 def feed(adj: Adjudicator, plies: list[tuple[int | None, bool]], fullmove: int = 40) -> list[str]:

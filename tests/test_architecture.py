@@ -19,7 +19,7 @@ PACKAGE = ROOT / "orchestrator"
 
 
 def layer(module: str) -> str:
-    """'orchestrator.core.swiss' -> 'core'; top-level modules are layers of their own."""
+    """'orchestrator.core.pairing.swiss' -> 'core'; top-level modules are layers of their own."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else ""
 

@@ -85,7 +85,7 @@ CASES = {
     "two games": "'B' plays in two games",
     "duplicate name": "duplicate player name 'A'",
     "duplicate seed": "duplicate seed 1",
-    "bad result": "bad result '2-0'",
+    "bad result": 'round 1 game 1 result: expected one of "0-1", "1-0", "1/2-1/2", not \'2-0\'',
     "malformed": "malformed JSON",
     "missing player": "has neither a game nor the BYE",
     "not an object": "must be a JSON object",
@@ -163,9 +163,12 @@ HOSTILE = [
     ("[" * 100_000, "nested too deeply"),
     (
         '{"players": [{"name": "A", "seed": ' + "9" * 5000 + '}, {"name": "B", "seed": 2}]}',
-        "digits",
+        "Integer value out of range",
     ),
-    ('{"players": [{"name": "A", "seed": 1}, {"name": "B", "seed": 2}], "rounds": 5}', "'rounds'"),
+    (
+        '{"players": [{"name": "A", "seed": 1}, {"name": "B", "seed": 2}], "rounds": 5}',
+        "rounds: expected a list, not 5",
+    ),
 ]
 
 

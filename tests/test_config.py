@@ -51,13 +51,16 @@ def test_defaults(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[tournament]\nrounds = 'five'\n" + MINIMAL, "[tournament] rounds: expected an integer"),
+        (
+            "[tournament]\nrounds = 'five'\n" + MINIMAL,
+            "[tournament] rounds: expected a positive integer",
+        ),
         ("[tournament]\nround = 5\n" + MINIMAL, "[tournament]: unknown key 'round'"),
         ("[tournament]\ntc = '1+x'\n" + MINIMAL, "[tournament] tc: bad time control"),
         ("[tournament]\nformat = 'triple'\n" + MINIMAL, "[tournament] format: expected one of"),
         (MINIMAL + '[[engine]]\nname = "A"\ncommand = "x"\n', '[[engine]] "A": duplicate engine'),
         (MINIMAL + '[[engine]]\ncommand = "x"\n', "[[engine]] #3 name: missing key 'name'"),
-        (MINIMAL + '[[engine]]\nname = "C"\n', "[[engine]] \"C\": missing key 'command'"),
+        (MINIMAL + '[[engine]]\nname = "C"\n', "[[engine]] \"C\" command: missing key 'command'"),
         (MINIMAL + '[[engine]]\nname = "C"\ncommand = "x"\nprotocol = "cecp"\n', "protocol"),
         ("[adjudication]\nwin = { plies = 0 }\n" + MINIMAL, "[adjudication] win plies"),
         ("[tournament\n", "not valid TOML"),

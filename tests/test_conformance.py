@@ -8,7 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
-from orchestrator.core.seeding import group_seeding, interleave
+from orchestrator.core.event.seeding import group_seeding, interleave
 from tests.conftest import DATA, SHARED_TCEC, conformance
 
 EVENTS = ["s20_swiss_test_2.json", "s20_swiss_test_4.json"]
@@ -36,9 +36,9 @@ def test_pair_reproduces_round(event: str, played: int) -> None:
 
 def test_events_exercise_every_colour_criterion() -> None:
     """The single-round event really reaches the WGD, score and 2112 colour rules."""
-    from orchestrator.core.model import Tournament
-    from orchestrator.core.state_json import decode
-    from orchestrator.core.swiss import replay
+    from orchestrator.core.event.model import Tournament
+    from orchestrator.core.event.state_json import decode
+    from orchestrator.core.pairing.swiss import replay
 
     data = conformance("s20_swiss_test_2.json")
     used = {"wgd": 0, "score": 0, "pattern": 0}

@@ -10,8 +10,9 @@ from tests.support import golden
 
 
 def test_pair_and_simulate_outputs_are_unchanged() -> None:
-    recorded = {(tuple(r["args"]), r["stdin"]): r for r in golden.stored()}
-    assert len(recorded) > 1000
+    stored = golden.stored()
+    recorded = {(tuple(r["args"]), r["stdin"]): r for r in stored}
+    assert len(stored) > 1000
     seen = 0
     for case in golden.cases():
         now = golden.record(case)
@@ -21,4 +22,4 @@ def test_pair_and_simulate_outputs_are_unchanged() -> None:
             assert json.loads(old["stdout"]) == json.loads(now["stdout"]), now["args"]
             assert old == now, now["args"]
         seen += 1
-    assert seen == len(recorded)
+    assert seen == len(stored)

@@ -8,7 +8,7 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orchestrator.core.matching import PerfectMatching, bits
+from orchestrator.core.pairing.matching import PerfectMatching, bits
 
 
 def random_graph(n: int, density: float, seed: int) -> list[int]:

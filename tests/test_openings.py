@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator.core.openings import Opening, OpeningError, choose, parse_pgn, parse_suite
+from orchestrator.core.game.openings import Opening, OpeningError, choose, parse_pgn, parse_suite
 
 EPD = """
 # two positions

@@ -20,9 +20,9 @@ from typer.testing import CliRunner
 
 from orchestrator.cli import app
 from orchestrator.config.model import EngineConfig
-from orchestrator.core.adjudication import Adjudication, DrawRule, WinRule
-from orchestrator.core.openings import Opening
-from orchestrator.core.timecontrol import TimeControl
+from orchestrator.core.game.adjudication import Adjudication, DrawRule, WinRule
+from orchestrator.core.game.clock import TimeControl
+from orchestrator.core.game.openings import Opening
 from orchestrator.game.game import GameSpec, play_game
 from orchestrator.game.pgn import to_pgn
 from tests.conftest import ROOT, descendants

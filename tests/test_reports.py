@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orchestrator.core.model import Game, Player, Round, Tournament
+from orchestrator.core.event.model import Game, Player, Round, Rules, Tournament
 from orchestrator.event.export import crosstable, standings_data, standings_table
 
 
@@ -14,7 +14,7 @@ def event() -> Tournament:
             Round(1, (Game("B", "A", "0-1"), Game("A", "B", "1/2-1/2")), "C"),
             Round(2, (Game("C", "A", "1-0"), Game("A", "C", "1-0")), "B"),
         ),
-        format="double",
+        Rules(format="double"),
     )
 
 

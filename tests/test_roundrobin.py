@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
 
 import pytest
 
-from orchestrator.core.model import Player, Tournament
+from orchestrator.core.event.model import Player, Rules, Tournament
+from orchestrator.core.event.simulation import simulate
 from orchestrator.core.pairing import pair_next
-from orchestrator.core.roundrobin import berger_round, total_rounds
-from orchestrator.core.simulation import simulate
+from orchestrator.core.pairing.roundrobin import berger_round, total_rounds
+
+RR = Rules(system="round-robin", format="single")
 
 # FIDE's published Berger table for 8 players (white first)
 FIDE_8 = [
@@ -34,7 +35,7 @@ def test_berger_table_for_eight_is_fides() -> None:
 @pytest.mark.parametrize("fmt", ["single", "double"])
 def test_every_pair_meets_once_per_cycle(n: int, fmt: str) -> None:
     players = tuple(Player(f"P{i}", i) for i in range(1, n + 1))
-    t = Tournament(players, format=fmt, system="round-robin", cycles=2)  # type: ignore[arg-type]
+    t = Tournament(players, rules=Rules(format=fmt, system="round-robin", cycles=2))  # type: ignore[arg-type]
     sim = simulate(t, total_rounds(n, 2))
     per_cycle = total_rounds(n, 1)
     for cycle in range(2):
@@ -54,7 +55,7 @@ def test_every_pair_meets_once_per_cycle(n: int, fmt: str) -> None:
 @pytest.mark.parametrize("n", [4, 5, 10])
 def test_colours_balanced_in_a_cycle(n: int) -> None:
     players = tuple(Player(f"P{i}", i) for i in range(1, n + 1))
-    sim = simulate(Tournament(players, system="round-robin"), total_rounds(n, 1))
+    sim = simulate(Tournament(players, rules=RR), total_rounds(n, 1))
     whites = Counter(g.white for r in sim.tournament.rounds for g in r.games)
     blacks = Counter(g.black for r in sim.tournament.rounds for g in r.games)
     for p in players:
@@ -63,6 +64,6 @@ def test_colours_balanced_in_a_cycle(n: int) -> None:
 
 def test_past_the_end_is_an_error() -> None:
     players = tuple(Player(f"P{i}", i) for i in range(1, 5))
-    sim = simulate(Tournament(players, system="round-robin"), 3)
+    sim = simulate(Tournament(players, rules=RR), 3)
     with pytest.raises(ValueError, match="all 3 rounds"):
-        pair_next(replace(sim.tournament))
+        pair_next(sim.tournament)

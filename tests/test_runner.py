@@ -13,10 +13,10 @@ import chess.pgn
 import pytest
 
 from orchestrator.config.model import EngineConfig
-from orchestrator.core.adjudication import Adjudication, DrawRule, WinRule
-from orchestrator.core.gamerecord import GameRecord
-from orchestrator.core.openings import Opening
-from orchestrator.core.timecontrol import TimeControl
+from orchestrator.core.game.adjudication import Adjudication, DrawRule, WinRule
+from orchestrator.core.game.clock import TimeControl
+from orchestrator.core.game.openings import Opening
+from orchestrator.core.game.record import GameRecord
 from orchestrator.engines.pool import EnginePool
 from orchestrator.game.game import GameSpec, play_game
 from orchestrator.game.pgn import to_pgn

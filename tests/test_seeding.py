@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import string
 
-from orchestrator.core.seeding import (
+from orchestrator.core.event.seeding import (
     equal_distance_seeding,
     group_seeding,
     seed,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from orchestrator.core.model import Game, Player, Round, Tournament
-from orchestrator.core.standings import standings, tally
+from orchestrator.core.event.model import Game, Player, Round, Rules, Tournament
+from orchestrator.core.event.standings import standings, tally
 
 
 def event(
@@ -19,7 +19,7 @@ def event(
             Round(i + 1, tuple(Game(w, b, r) for w, b, r in rnd), byes[i])  # type: ignore[arg-type]
             for i, rnd in enumerate(games)
         ),
-        format=fmt,  # type: ignore[arg-type]
+        Rules(format=fmt),  # type: ignore[arg-type]
     )
 
 

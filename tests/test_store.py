@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.core.gamerecord import Cp, Fault, GameRecord, Mate, MoveRecord
-from orchestrator.core.model import Player
-from orchestrator.core.openings import Opening
+from orchestrator.core.event.model import Player
+from orchestrator.core.game.openings import Opening
+from orchestrator.core.game.record import Cp, Fault, GameRecord, Mate, MoveRecord
 from orchestrator.store.database import NewGame, Store, StoreError
 from orchestrator.store.schema import MIGRATIONS, VERSION
 

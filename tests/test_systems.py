@@ -8,21 +8,36 @@ import random
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 
+import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
-from orchestrator.core import state_json
-from orchestrator.core.bakert import Entry, best_matching, weight, weights
-from orchestrator.core.matching import PerfectMatching
-from orchestrator.core.model import RESULTS, Game, Phase, Player, Round, Tournament
+from orchestrator.core.event import state_json
+from orchestrator.core.event.model import (
+    RESULTS,
+    Game,
+    Options,
+    Phase,
+    Player,
+    Round,
+    Rules,
+    Tournament,
+)
 from orchestrator.core.pairing import pair_next
-from orchestrator.core.tsh import History
+from orchestrator.core.pairing.bakert import Entry, best_matching, weight, weights
+from orchestrator.core.pairing.matching import PerfectMatching
+from orchestrator.core.pairing.ranked import History
 from tests.test_daemon import event_config, run_daemon, start_daemon
+
+
+def rules(system: str = "swiss", options: dict[str, object] | None = None, **more: object) -> Rules:
+    """Single-round rules of `system` with `options`."""
+    return Rules(system=system, system_options=Options(options), format="single", **more)  # type: ignore[arg-type]
+
 
 # --- bakert ----------------------------------------------------------------------------
 
@@ -103,7 +118,7 @@ def test_bakert_ties_are_broken_by_the_seed_and_repeatably() -> None:
 
 
 def test_bakert_pairs_an_odd_field_with_the_bye_as_a_player() -> None:
-    t = Tournament(tuple(Player(n, s) for s, n in enumerate("ABCDE", 1)), system="bakert")
+    t = Tournament(tuple(Player(n, s) for s, n in enumerate("ABCDE", 1)), rules=rules("bakert"))
     pairing = pair_next(t)
     assert pairing.bye is not None and len(pairing.games) == 2
     assert {p for g in pairing.games for p in (g.white, g.black)} | {pairing.bye} == set("ABCDE")
@@ -117,13 +132,11 @@ def played(draw: st.DrawFn, system: str, options: dict[str, object]) -> Tourname
     """An event of `system` after a few rounds with random results."""
     size = draw(st.integers(2, 13))
     players = tuple(Player(f"P{i:02d}", i) for i in range(1, size + 1))
-    t = Tournament(players, system=system, options=options)  # type: ignore[arg-type]
+    t = Tournament(players, rules=rules(system, options))
     for _ in range(draw(st.integers(0, 6))):
         pairing = pair_next(t)
         results = tuple(draw(st.sampled_from(RESULTS)) for _ in pairing.games)
-        t = Tournament(
-            t.players, (*t.rounds, pairing.as_round(results)), system=t.system, options=t.options
-        )
+        t = Tournament(t.players, (*t.rounds, pairing.as_round(results)), t.rules)
     return t
 
 
@@ -207,9 +220,9 @@ def brute(players: list[str]) -> Iterator[list[tuple[str, str]]]:
 def test_random_pairings_are_seeded_and_stored_by_their_seed() -> None:
     players = tuple(Player(f"P{i}", i) for i in range(1, 13))
     by_seed = {
-        s: pair_next(Tournament(players, system="random", options={"seed": s})) for s in range(5)
+        s: pair_next(Tournament(players, rules=rules("random", {"seed": s}))) for s in range(5)
     }
-    assert by_seed[3] == pair_next(Tournament(players, system="random", options={"seed": 3}))
+    assert by_seed[3] == pair_next(Tournament(players, rules=rules("random", {"seed": 3})))
     assert len({p.games for p in by_seed.values()}) > 1
 
 
@@ -220,7 +233,7 @@ def test_quartile_pairs_the_top_quartile_with_the_one_chosen(
 ) -> None:
     players = tuple(Player(f"P{i:02d}", i) for i in range(1, size + 1))
     options = {"quartile": quartile, "seed": seed}
-    t = Tournament(players, system="quartile", options=options)
+    t = Tournament(players, rules=rules("quartile", options))
     history, pairs, _ = check_round(t)
     q = {p: i * 4 // size for i, p in enumerate(history.ranked)}
     others = {1, 2, 3} - {quartile - 1}
@@ -251,16 +264,28 @@ def test_every_system_pairs_through_the_command_line() -> None:
 
 def test_a_bad_system_or_option_is_one_line_and_exit_2() -> None:
     for data, message in [
-        (state(system="dutch"), "'system' must be one of swiss, round-robin, olafsson, bakert"),
+        (state(system="dutch"), "system: unknown system 'dutch' (one of swiss, round-robin"),
         (
             state(system="koth", system_options={"factor": 2}),
             "koth takes repeats, gibson, not 'factor'",
         ),
-        (state(system="koth", system_options={"repeats": -1}), "repeats must be an integer >= 0"),
-        (state(system="factored", system_options={"factor": 0}), "factor must be an integer >= 1"),
-        (state(system="quartile", system_options={"quartile": 5}), "quartile must be 2, 3 or 4"),
+        (
+            state(system="koth", system_options={"repeats": -1}),
+            "repeats: expected an integer >= 0, not -1",
+        ),
+        (
+            state(system="factored", system_options={"factor": 0}),
+            "factor: expected an integer >= 1, not 0",
+        ),
+        (
+            state(system="quartile", system_options={"quartile": 5}),
+            "quartile: expected 2, 3 or 4, not 5",
+        ),
         (state(system="bakert", system_options={"points": [0, 1, 3]}), "points must be [win"),
-        (state(phases=[{"rounds": 0, "system": "koth"}]), "phases[0]: 'rounds' must be a positive"),
+        (
+            state(phases=[{"rounds": 0, "system": "koth"}]),
+            "phases[0].rounds: expected a positive integer, not 0",
+        ),
         (state(phases=[{"rounds": 2, "system": "round-robin"}]), "not one of its phases"),
     ]:
         code, out = pair(data)
@@ -274,11 +299,11 @@ def test_an_event_in_phases_changes_system_after_the_rounds_of_a_phase() -> None
     phases = [{"rounds": 2, "system": "swiss"}, {"rounds": 1, "system": "koth",
                                                   "system_options": {"repeats": 1}}]  # fmt: skip
     t = state_json.decode(state(phases=phases))
-    assert t.phases == (Phase(2, "swiss"), Phase(1, "koth", {"repeats": 1}))
+    assert t.rules.phases == (Phase(2, "swiss"), Phase(1, "koth", Options({"repeats": 1})))
     for _ in (1, 2):
         pairing = pair_next(t)
         results = tuple("1-0" for _ in pairing.games)
-        t = Tournament(t.players, (*t.rounds, pairing.as_round(results)), phases=t.phases)
+        t = Tournament(t.players, (*t.rounds, pairing.as_round(results)), t.rules)
     assert state_json.decode(state_json.encode(t)) == t  # phases survive the JSON
     third = pair_next(t)
     history = History.of(t)
@@ -291,7 +316,7 @@ def test_koth_takes_the_nearest_player_that_leaves_the_rest_pairable() -> None:
     one = Round(
         1, (Game("A", "B", "1/2-1/2"), Game("C", "D", "1/2-1/2"), Game("E", "F", "1/2-1/2"))
     )
-    t = Tournament(players, (one,), system="koth")
+    t = Tournament(players, (one,), rules("koth"))
     _, pairs, _ = check_round(t)
     # A cannot meet B again: C, the nearest; B-D would leave E-F, who met: B-E, then D-F
     assert pairs == [("A", "C"), ("B", "E"), ("D", "F")]
@@ -342,13 +367,13 @@ def test_gibsonization_pairs_a_clinched_leader_with_the_lowest_ranked(
     size, results, left = case
     players = tuple(Player(f"P{i:02d}", i) for i in range(1, size + 1))
     options = {"gibson": True, "repeats": 9}
-    t = Tournament(players, system="koth", options=options)
+    t = Tournament(players, rules=rules("koth", options))
     draws = iter(results)
     for _ in range(4):
         pairing = pair_next(t)
         played = pairing.as_round(tuple(next(draws) for _ in pairing.games))  # type: ignore[misc]
-        t = Tournament(players, (*t.rounds, played), system="koth", options=options)
-    t = Tournament(t.players, t.rounds, system="koth", options=options, planned_rounds=4 + left)
+        t = Tournament(players, (*t.rounds, played), rules("koth", options))
+    t = Tournament(t.players, t.rounds, rules("koth", options, rounds=4 + left))
     history, pairs, bye = check_round(t)
     leader, second = history.ranked[0], history.ranked[1]
     field = [p for p in history.ranked if p != bye]
@@ -487,7 +512,7 @@ def reykjavik_1986() -> Tournament:
 def test_olafsson_reproduces_matchmaker_s_pairing_of_table_2() -> None:
     t = reykjavik_1986()
     state_json.validate(t)
-    pairing = pair_next(replace(t, system="olafsson"))
+    pairing = pair_next(msgspec.structs.replace(t, rules=rules("olafsson")))
     got = {(int(g.white[1:]), int(g.black[1:])) for g in pairing.games}
     assert got == {(1, 2), (4, 6), (8, 5), (12, 3), (13, 7), (9, 10), (14, 11)}
     last = {tname(i): LAST[i] for i in range(1, 15)}
@@ -497,7 +522,7 @@ def test_olafsson_reproduces_matchmaker_s_pairing_of_table_2() -> None:
 
 def test_olafsson_round_one_pairs_the_top_half_with_the_bottom_half() -> None:
     players = tuple(Player(f"P{i:02d}", i) for i in range(1, 65))
-    pairing = pair_next(Tournament(players, system="olafsson"))
+    pairing = pair_next(Tournament(players, rules=rules("olafsson")))
     games = {(int(g.white[1:]), int(g.black[1:])) for g in pairing.games}
     assert {(1, 33), (34, 2), (3, 35), (36, 4)} <= games and len(games) == 32
 
@@ -507,11 +532,11 @@ def olafsson_events(draw: st.DrawFn) -> Tournament:
     """Fewer rounds than half the field: a pairing without a repeat always exists."""
     size = draw(st.integers(4, 14))
     players = tuple(Player(f"P{i:02d}", i) for i in range(1, size + 1))
-    t = Tournament(players, system="olafsson")
+    t = Tournament(players, rules=rules("olafsson"))
     for _ in range(draw(st.integers(0, size // 2 - 2))):
         pairing = pair_next(t)
         results = tuple(draw(st.sampled_from(RESULTS)) for _ in pairing.games)
-        t = replace(t, rounds=(*t.rounds, pairing.as_round(results)))
+        t = msgspec.structs.replace(t, rounds=(*t.rounds, pairing.as_round(results)))
     return t
 
 

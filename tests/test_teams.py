@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import given, settings
@@ -20,11 +21,11 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
-from orchestrator.core import state_json
-from orchestrator.core.model import RESULTS, Game, Player, Round, Team, Tournament
+from orchestrator.core.event import state_json
+from orchestrator.core.event.model import RESULTS, Game, Player, Round, Rules, Team, Tournament
+from orchestrator.core.event.standings import tally
 from orchestrator.core.pairing import pair_next
-from orchestrator.core.standings import tally
-from orchestrator.core.teams import match_games, team_standings
+from orchestrator.core.pairing.teams import match_games, team_standings
 from orchestrator.event.controls import ControlRefused, Request, check
 from orchestrator.event.sample import sample_view
 from orchestrator.web.app import make_app
@@ -92,12 +93,8 @@ def team_events(draw: st.DrawFn) -> Tournament:
     for _ in range(draw(st.integers(0, 4))):
         pairing = pair_next(t)
         results = tuple(draw(st.sampled_from(RESULTS)) for _ in pairing.games)
-        t = Tournament(**{**_fields(t), "rounds": (*t.rounds, pairing.as_round(results))})
+        t = msgspec.structs.replace(t, rounds=(*t.rounds, pairing.as_round(results)))
     return t
-
-
-def _fields(t: Tournament) -> dict[str, Any]:
-    return {name: getattr(t, name) for name in Tournament.__dataclass_fields__}
 
 
 @settings(max_examples=60, deadline=None)
@@ -114,7 +111,8 @@ def test_teams_are_paired_by_the_tcec_swiss_rules_with_matches_for_games(t: Tour
             a, b = board_points(played, one, t), board_points(played, two, t)
             games.append(Game(one, two, "1-0" if a > b else "0-1" if b > a else "1/2-1/2"))
         rounds.append(Round(rnd.number, tuple(games), rnd.bye))
-    plain = pair_next(Tournament(teams, tuple(rounds), format=t.format, schedule=t.schedule))
+    rules = Rules(format=t.rules.format, schedule=t.rules.schedule)
+    plain = pair_next(Tournament(teams, tuple(rounds), rules))
     pairing = pair_next(t)
     assert pairing.bye == plain.bye
     members = {x.name: x.members for x in t.teams}
@@ -141,8 +139,8 @@ def test_team_standings_rank_by_match_points_then_board_points(t: Tournament) ->
             mp[one] += 2 if a > b else 1 if a == b else 0
             mp[two] += 2 if b > a else 1 if a == b else 0
         if rnd.bye:
-            mp[rnd.bye] += 2 * t.games_per_pair
-            bp[rnd.bye] += boards * t.games_per_pair
+            mp[rnd.bye] += 2 * t.rules.games_per_pair
+            bp[rnd.bye] += boards * t.rules.games_per_pair
     lines = team_standings(t)
     assert {x.name: (x.match_points, x.board_points) for x in lines} == {
         x.name: (float(mp[x.name]), float(bp[x.name])) for x in t.teams
@@ -158,7 +156,7 @@ def test_a_team_s_bye_wins_every_board() -> None:
     t = state_json.decode(team_state(5, 2))
     pairing = pair_next(t)
     assert pairing.bye == "T5"  # the lowest in pairing order, as the TCEC Swiss says
-    t = Tournament(**{**_fields(t), "rounds": (pairing.as_round(("1-0",) * 4),)})
+    t = msgspec.structs.replace(t, rounds=(pairing.as_round(("1-0",) * 4),))
     bye = next(x for x in team_standings(t) if x.name == "T5")
     assert (bye.match_points, bye.board_points, bye.byes) == (2.0, 2.0, 1)
     lines = tally(t)
@@ -190,7 +188,7 @@ def test_a_team_leaves_the_pairing_once_one_of_its_engines_withdrew() -> None:
 def test_pair_manual_is_refused_in_a_team_swiss() -> None:
     view = sample_view()
     view = dataclasses.replace(
-        view, settings=dataclasses.replace(view.settings, system="team-swiss")
+        view, settings=msgspec.structs.replace(view.settings, system="team-swiss")
     )
     with pytest.raises(ControlRefused, match="a team Swiss pairs whole teams"):
         check(Request("pair-manual", {"round": 2, "pairs": [["A", "B"]]}, "why"), view)
@@ -212,16 +210,17 @@ def test_pair_and_simulate_take_a_team_swiss() -> None:
 def test_a_bad_team_state_is_one_line_and_exit_2() -> None:
     uneven = team_state(3, 2)
     uneven["teams"][2]["players"] = ["T3b1"]
+    uneven["teams"][1]["players"].append("T3b2")
     no_team = team_state(2, 2, system="swiss")
     one_board = team_state(2, 2, rounds=[{"games": [{"white": "T1b1", "black": "T2b1",
                                                      "result": "1-0"}]}])  # fmt: skip
     same_team = team_state(2, 2)
     same_team["teams"][1]["name"] = "T1b1"
     for data, message in [
-        (uneven, "team 'T3' has 1 players, team 'T1' 2: every team needs the same number"),
+        (uneven, "team 'T2' has 3 players, team 'T1' 2: every team needs the same number"),
         (no_team, "'teams' are for a team Swiss (system team-swiss), not swiss"),
         (one_board, "round 1: match T1 - T2 has 1 of its 2 boards"),
-        (same_team, "team name 'T1b1' is empty or a player's name"),
+        (same_team, "team 'T1b1': a team needs a name that is no player's"),
         (team_state(2, 2, teams=None), "a team Swiss needs at least two teams"),
         (team_state(2, 2, phases=[{"rounds": 1, "system": "team-swiss"}]), "not one of its"),
     ]:

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestrator.core.timecontrol import Clock, TimeControl, TimeControlError
+from orchestrator.core.game.clock import Clock, TimeControl, TimeControlError
 
 
 @pytest.mark.parametrize(

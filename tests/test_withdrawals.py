@@ -11,12 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orchestrator.core import state_json
-from orchestrator.core.model import Game, Player, Round, StateError, Tournament
+from orchestrator.core.event import state_json
+from orchestrator.core.event.model import Game, Player, Round, Rules, StateError, Tournament
+from orchestrator.core.event.simulation import simulate
+from orchestrator.core.event.standings import standings
 from orchestrator.core.pairing import pair_next
-from orchestrator.core.simulation import simulate
-from orchestrator.core.standings import standings
-from orchestrator.core.swiss import replay
+from orchestrator.core.pairing.swiss import replay
 
 
 def players(n: int, withdrawn: dict[str, int] | None = None) -> tuple[Player, ...]:
@@ -27,9 +27,9 @@ def players(n: int, withdrawn: dict[str, int] | None = None) -> tuple[Player, ..
 
 @pytest.mark.parametrize("system", ["swiss", "round-robin"])
 def test_a_withdrawn_player_is_never_paired_again(system: str) -> None:
-    start = Tournament(players(6), system=system)  # type: ignore[arg-type]
+    start = Tournament(players(6), rules=Rules(system=system, format="single"))
     played = simulate(start, 1, rng_seed=3).tournament
-    later = Tournament(players(6, {"P2": 1}), played.rounds, system=system)  # type: ignore[arg-type]
+    later = Tournament(players(6, {"P2": 1}), played.rounds, start.rules)
     pairing = pair_next(later)
     names = {n for g in pairing.games for n in (g.white, g.black)}
     assert "P2" not in names and pairing.bye != "P2"
@@ -54,7 +54,7 @@ def test_a_forfeit_gives_points_but_no_colour_and_no_encounter() -> None:
 def test_swiss_with_withdrawals_keeps_its_rules(n: int, data: st.DataObject) -> None:
     """Random withdrawals along a simulated event: no withdrawn player is ever paired or
     given the BYE after its round, and every round pairs all the others."""
-    t = Tournament(players(n), format=data.draw(st.sampled_from(["single", "double"])))
+    t = Tournament(players(n), rules=Rules(format=data.draw(st.sampled_from(["single", "double"]))))
     for number in range(1, n // 2 + 2):
         active = [p for p in t.players if p.plays_in(number)]
         if len(active) <= 2:
@@ -67,7 +67,7 @@ def test_swiss_with_withdrawals_keeps_its_rules(n: int, data: st.DataObject) -> 
                     for p in t.players
                 ),
                 t.rounds,
-                t.format,
+                t.rules,
             )
             active = [p for p in active if p.name != leaving]
         pairing = pair_next(t)
@@ -75,7 +75,7 @@ def test_swiss_with_withdrawals_keeps_its_rules(n: int, data: st.DataObject) -> 
         expected = {p.name for p in active} - {pairing.bye}
         assert set(paired) == expected and pairing.bye in {None, *{p.name for p in active}}
         t = Tournament(
-            t.players, (*t.rounds, pairing.as_round(("1-0",) * len(pairing.games))), t.format
+            t.players, (*t.rounds, pairing.as_round(("1-0",) * len(pairing.games))), t.rules
         )
         state_json.validate(t)
 
@@ -105,7 +105,7 @@ def test_state_json_validation_of_withdrawals_and_forfeits() -> None:
         state_json.decode(bad)
     bad = json.loads(json.dumps(base))
     bad["players"][0]["withdrawn_after"] = "soon"
-    with pytest.raises(StateError, match="'withdrawn_after' must be a round number"):
+    with pytest.raises(StateError, match="withdrawn_after: expected a round number, not 'soon'"):
         state_json.decode(bad)
 
 

@@ -20,7 +20,7 @@ import typer
 from orchestrator.cli.app import app, fail, user_errors
 from orchestrator.cli.reading import ConfigOpt, DbOpt, JsonOpt, database
 from orchestrator.config.model import ConfigError, EngineConfig
-from orchestrator.core import state_json
+from orchestrator.core.event import state_json
 from orchestrator.engines.adapter import Engine, EngineFault
 from orchestrator.event import controls
 from orchestrator.event.audit import audit_log

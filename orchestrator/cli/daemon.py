@@ -14,7 +14,7 @@ from orchestrator.cli.web import parse_address
 from orchestrator.config.load import check_files, load, read_openings
 from orchestrator.config.model import Config, EngineConfig, dask_address
 from orchestrator.core.errors import OrchestratorError
-from orchestrator.core.openings import Opening
+from orchestrator.core.game.openings import Opening
 from orchestrator.daemon.loop import Daemon
 from orchestrator.daemon.system import WebProcess, sweep_orphans
 from orchestrator.engines.probe import from_fen, probe

@@ -4,29 +4,24 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from orchestrator.cli.app import app, fail, user_errors
-from orchestrator.config.load import load
-from orchestrator.config.model import Config
-from orchestrator.core import state_json
-from orchestrator.core.model import Player, StateError, Tournament
-from orchestrator.core.pairing import default_rounds, pair_next
-from orchestrator.core.roundrobin import total_rounds
-from orchestrator.core.simulation import simulate as run_simulation
-from orchestrator.core.standings import TCEC_ORDER, Tiebreak
-from orchestrator.event.export import standings_table, team_table
-from orchestrator.event.settings import EventSettings
-from orchestrator.event.state import seeded_players, tournament
+from orchestrator.core.pairing.registry import names
+
+if TYPE_CHECKING:
+    from orchestrator.core.event.model import Tournament
 
 
 def read_state(source: str) -> Tournament:
     """A tournament state from a path, or from stdin for '-'."""
+    from orchestrator.core.event import state_json
+    from orchestrator.core.event.model import StateError
+
     if source == "-":
         try:
             text = sys.stdin.buffer.read().decode("utf-8")
@@ -52,7 +47,10 @@ def read_state(source: str) -> Tournament:
 def pair(
     state: Annotated[str, typer.Argument(help="Tournament-state JSON file, or - for stdin.")],
 ) -> None:
-    """Print the next round of a tournament state as JSON (SPEC.md section 2)."""
+    """Print the next round of a tournament state as JSON (docs/state-json.md)."""
+    from orchestrator.core.event import state_json
+    from orchestrator.core.pairing import pair_next
+
     current = read_state(state)
     try:
         pairing = pair_next(current)
@@ -71,18 +69,6 @@ class ScheduleOpt(StrEnum):
     pairs = "pairs"
 
 
-class SystemOpt(StrEnum):
-    swiss = "swiss"
-    round_robin = "round-robin"
-    olafsson = "olafsson"
-    bakert = "bakert"
-    koth = "koth"
-    factored = "factored"
-    quartile = "quartile"
-    random = "random"
-    team_swiss = "team-swiss"
-
-
 @app.command()
 @user_errors
 def simulate(
@@ -99,17 +85,32 @@ def simulate(
     fmt: Annotated[FormatOpt | None, typer.Option("--format", help="single | double")] = None,
     schedule: Annotated[ScheduleOpt | None, typer.Option(help="legs | pairs")] = None,
     system: Annotated[
-        SystemOpt | None,
-        typer.Option(
-            help="swiss | round-robin | olafsson | bakert | koth | factored | quartile | random"
-            " | team-swiss"
-        ),
+        str | None,
+        typer.Option(metavar="SYSTEM", help="The pairing system: " + " | ".join(names())),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the random results.")] = 1,
     draw_rate: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of draws.")] = 0.6,
     table: Annotated[bool, typer.Option("--table", help="Print a readable summary.")] = False,
 ) -> None:
     """Play a whole event with seeded random results; print the final state JSON."""
+    import msgspec
+
+    from orchestrator.config.load import load
+    from orchestrator.config.model import Config
+    from orchestrator.core.event import state_json
+    from orchestrator.core.event.model import Options, Player, StateError, Tournament
+    from orchestrator.core.event.simulation import simulate as run_simulation
+    from orchestrator.core.event.standings import TCEC_ORDER, Tiebreak
+    from orchestrator.core.pairing import lookup
+    from orchestrator.event.export import standings_table, team_table
+    from orchestrator.event.settings import EventSettings
+    from orchestrator.event.state import seeded_players, tournament
+
+    if system is not None:
+        try:
+            lookup(system)
+        except StateError as exc:
+            raise fail(f"--system: {exc}") from None
     if (players is None) == (source is None):
         raise fail("give exactly one of --players N or --from STATE_OR_CONFIG")
     ratings: dict[str, float] = {}
@@ -127,24 +128,31 @@ def simulate(
         assert players is not None
         width = len(str(players))
         start = Tournament(tuple(Player(f"P{i:0{width}d}", i) for i in range(1, players + 1)))
-    start = replace(
-        start,
-        format=fmt.value if fmt else start.format,
-        schedule=schedule.value if schedule else start.schedule,
-        system=system.value if system else start.system,
+    rules = start.rules
+    if system is not None and system != rules.system:
+        rules = msgspec.structs.replace(rules, system=system, system_options=Options(), phases=())
+    rules = msgspec.structs.replace(
+        rules,
+        format=fmt.value if fmt else rules.format,
+        schedule=schedule.value if schedule else rules.schedule,
     )
-    if start.system == "team-swiss" and not start.teams:
-        raise fail("a team Swiss needs teams: start --from a state or engines.toml that has them")
-    if start.teams and start.system != "team-swiss":
-        raise fail(f"the teams of {source} play a team Swiss, not {start.system}")
-    size = len(start.teams or start.players)
+    start = msgspec.structs.replace(start, rules=rules)
+    paired_by = lookup(rules.system)
+    if paired_by.teams and not start.teams:
+        raise fail(
+            f"{paired_by.noun} needs teams: start --from a state or engines.toml that has them"
+        )
+    if start.teams and not paired_by.teams:
+        raise fail(f"the teams of {source} play a team Swiss, not {rules.system}")
+    size = start.entrants()
     if config is not None and system is None:
         default = config.total_rounds()
     else:
-        default = max(len(start.rounds), default_rounds(start.system, size, start.cycles))
+        default = max(len(start.rounds), paired_by.default_rounds(size, rules.cycles))
     total = rounds or default
-    if start.system == "round-robin" and total > (most := total_rounds(size, start.cycles)):
-        raise fail(f"a round robin of {size} players has only {most} rounds")
+    most = paired_by.max_rounds(size, rules.cycles)
+    if most is not None and total > most:
+        raise fail(f"{paired_by.noun} of {size} players has only {most} rounds")
     if total < len(start.rounds):
         raise fail(f"--rounds {total} is fewer than the {len(start.rounds)} rounds already played")
     sim = run_simulation(
@@ -159,8 +167,9 @@ def simulate(
         return
     final = sim.tournament
     typer.echo(
-        f"{len(final.players)} players, {len(final.rounds)} rounds, {final.system}, {final.format}"
-        + (f" ({final.schedule})" if final.format == "double" else "")
+        f"{len(final.players)} players, {len(final.rounds)} rounds, {final.rules.system}, "
+        f"{final.rules.format}"
+        + (f" ({final.rules.schedule})" if final.rules.format == "double" else "")
         + f", {sum(len(r.games) for r in final.rounds)} games, seed {seed}"
     )
     first = sim.first_removal and sim.first_removal + len(start.rounds)  # a round number

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Annotated, cast
+from typing import Annotated
 
 import typer
 
 from orchestrator.cli.app import app, fail, user_errors
 from orchestrator.config.load import check_files, load
 from orchestrator.config.model import Config
-from orchestrator.core.openings import Opening, OpeningError
-from orchestrator.core.timecontrol import TimeControl
+from orchestrator.core.game.clock import TimeControl
+from orchestrator.core.game.openings import Opening, OpeningError
 from orchestrator.engines.probe import from_fen, probe
 from orchestrator.game.game import GameSpec, play_game
-from orchestrator.game.pgn import CommentStyle, to_pgn
+from orchestrator.game.pgn import to_pgn
 
 
 async def _play(config: Config, spec: GameSpec) -> str:
@@ -30,7 +30,7 @@ async def _play(config: Config, spec: GameSpec) -> str:
         event=section.name,
         site=section.site,
         options=options,
-        comments=cast(CommentStyle, section.pgn_comments),
+        comments=section.pgn_comments,
         rules=config.adjudication,
     )
 

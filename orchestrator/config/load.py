@@ -1,4 +1,5 @@
-"""Read and validate `engines.toml`: every mistake becomes one `ConfigError` naming the key.
+"""Read and validate `engines.toml` against its declared schema (`config/model.py`): every
+mistake becomes one `ConfigError` naming the file and the key or engine.
 
 `load` reads the file and checks its contents; `check_files` looks at the machine (engine
 binaries, working directories, the opening suite) and is called before anything is played.
@@ -6,107 +7,43 @@ binaries, working directories, the opening suite) and is called before anything 
 
 from __future__ import annotations
 
-import math
+import contextlib
 import os
+import re
 import shlex
 import shutil
 import tomllib
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any
 
-from orchestrator.config.model import (
-    EXECUTOR_FORMS,
-    Config,
-    ConfigError,
-    EngineConfig,
-    OptionValue,
-    TournamentConfig,
-    dask_address,
-)
-from orchestrator.core import state_json
-from orchestrator.core.adjudication import Adjudication, DrawRule, WinRule
-from orchestrator.core.model import SYSTEMS, Phase, StateError
-from orchestrator.core.openings import Opening, OpeningError, parse_suite
-from orchestrator.core.pairing import check_options
-from orchestrator.core.roundrobin import total_rounds
-from orchestrator.core.seeding import SEEDING_METHODS
-from orchestrator.core.standings import TIEBREAKS
-from orchestrator.core.timecontrol import TimeControl, TimeControlError
+import msgspec
 
-T = TypeVar("T")
-D = TypeVar("D")
+from orchestrator.config.model import Config, ConfigError, EngineConfig, TournamentConfig
+from orchestrator.core.codec import Key, SchemaError, convert, json_schema
+from orchestrator.core.event.model import Player, Rules, StateError, Tournament
+from orchestrator.core.game.adjudication import Adjudication
+from orchestrator.core.game.openings import Opening, OpeningError, parse_suite
+from orchestrator.core.pairing import lookup, names
+from orchestrator.core.pairing.teams import check_teams
+
+__all__ = ["ConfigFile", "check_files", "load", "parse", "read_openings", "schema"]
 
 
-class _Table:
-    """One TOML table being read: typed getters that name the key in their errors."""
+class ConfigFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """An `engines.toml` as written: its three kinds of table."""
 
-    def __init__(self, path: Path, where: str, data: Any) -> None:
-        self.path, self.where = path, where
-        if not isinstance(data, dict):
-            self.fail(f"must be a table, not {_show(data)}")
-        self.data: dict[str, Any] = data
-        self.used: set[str] = set()
-
-    def fail(self, message: str, key: str | None = None) -> None:
-        at = f"{self.where} {key}" if key else self.where
-        raise ConfigError(f"{self.path}: {at}: {message}")
-
-    def get(self, key: str, default: D, check: Callable[[Any], T | None], want: str) -> T | D:
-        self.used.add(key)
-        if key not in self.data:
-            return default
-        value = check(self.data[key])
-        if value is None:
-            self.fail(f"expected {want}, not {_show(self.data[key])}", key)
-        return cast(T, value)
-
-    def text(self, key: str, default: str) -> str:
-        return self.get(key, default, lambda v: v if isinstance(v, str) else None, "a string")
-
-    def choice(self, key: str, default: str, choices: tuple[str, ...]) -> str:
-        want = "one of " + ", ".join(f'"{c}"' for c in choices)
-        return self.get(key, default, lambda v: v if v in choices else None, want)
-
-    def integer(self, key: str, default: D, minimum: int = 1) -> int | D:
-        def check(v: Any) -> int | None:
-            ok = isinstance(v, int) and not isinstance(v, bool) and v >= minimum
-            return cast(int, v) if ok else None
-
-        return self.get(key, default, check, f"an integer >= {minimum}")
-
-    def number(self, key: str, default: D, minimum: float = 0.0) -> float | D:
-        def check(v: Any) -> float | None:
-            number = isinstance(v, int | float) and not isinstance(v, bool)
-            ok = number and minimum <= v < math.inf  # not infinite, not NaN
-            return float(v) if ok else None
-
-        return self.get(key, default, check, f"a finite number >= {minimum:g}")
-
-    def name(self, key: str, default: str) -> str:
-        """A name people read in PGN tags and file names: no control characters."""
-
-        def check(v: Any) -> str | None:
-            ok = isinstance(v, str) and not any(ord(c) < 32 or ord(c) == 127 for c in v)
-            return v if ok else None
-
-        return self.get(key, default, check, "a string without control characters")
-
-    def boolean(self, key: str, default: bool) -> bool:
-        return self.get(key, default, lambda v: v if isinstance(v, bool) else None, "true/false")
-
-    def file(self, key: str) -> Path | None:
-        value = self.text(key, "")
-        return (self.path.parent / value) if value else None
-
-    def finish(self) -> None:
-        unknown = sorted(set(self.data) - self.used)
-        if unknown:
-            self.fail(f"unknown key '{unknown[0]}'")
+    tournament: TournamentConfig = msgspec.field(default_factory=TournamentConfig)
+    adjudication: Adjudication = msgspec.field(default_factory=Adjudication)
+    engine: tuple[EngineConfig, ...] = ()
 
 
-def _show(value: Any) -> str:
-    return repr(value) if not isinstance(value, dict) else "a table"
+#: the keys that name files and folders, resolved against the config file's folder
+_PATHS = {
+    "tournament": ("openings", "database", "pgn_dir", "live_dir", "tls_ca_file", "tls_cert",
+                   "tls_key"),
+    "adjudication": ("tablebases",),
+    "engine": ("workdir",),
+}  # fmt: skip
 
 
 def load(path: Path) -> Config:
@@ -127,271 +64,177 @@ def load(path: Path) -> Config:
 
 
 def parse(data: dict[str, Any], path: Path) -> Config:
-    root = _Table(path, "top level", data)
-    raw_engines: list[Any] = root.get(
-        "engine", [], lambda v: v if isinstance(v, list) else None, "[[engine]] tables"
+    """A config from decoded TOML: checked against the schema, paths resolved against the
+    file's folder, then the checks that need the whole file (engines, teams, rounds)."""
+    try:
+        read = convert(_prepared(data), ConfigFile)
+    except SchemaError as exc:
+        raise ConfigError(f"{path}: {_where(exc, data)}") from None
+    folder = path.parent
+    tournament = msgspec.structs.replace(
+        read.tournament, **_resolved(read.tournament, _PATHS["tournament"], folder)
     )
-    tournament = _tournament(
-        _Table(path, "[tournament]", root.get("tournament", {}, _dict, "a table"))
+    adjudication = msgspec.structs.replace(
+        read.adjudication, **_resolved(read.adjudication, _PATHS["adjudication"], folder)
     )
-    adjudication = _adjudication(
-        _Table(path, "[adjudication]", root.get("adjudication", {}, _dict, "a table"))
-    )
-    root.finish()
     engines: list[EngineConfig] = []
-    for i, raw in enumerate(raw_engines):
-        engines.append(_engine(path, i, raw, {e.name for e in engines}))
+    for engine in read.engine:
+        if any(e.name == engine.name for e in engines):
+            raise ConfigError(f'{path}: [[engine]] "{engine.name}": duplicate engine name')
+        engines.append(
+            msgspec.structs.replace(engine, **_resolved(engine, _PATHS["engine"], folder))
+        )
     if len(engines) < 2:
         raise ConfigError(f"{path}: [[engine]]: an event needs at least two engines")
     config = Config(path, tournament, adjudication, tuple(engines))
-    if tournament.seeding == "group" and config.groups() < 1:
-        raise ConfigError(f"{path}: [tournament] groups: must be at least 1")
-    if tournament.system == "round-robin" and tournament.rounds is not None:
-        _check_rr_rounds(config)
-    _check_teams(config)
+    _check_event(config)
     return config
 
 
-def _check_teams(config: Config) -> None:
-    """A team Swiss: every engine in a team, at least two teams of equal size, team names
-    that are no engine's; any other system: no teams."""
-    path, team_swiss = config.path, config.tournament.system == "team-swiss"
-    engines = {e.name for e in config.engines}
+def _prepared(data: dict[str, Any]) -> dict[str, Any]:
+    """The TOML's own spellings as the schema takes them: `system` given as a list of
+    phases, rules turned on or off with true/false, a command line as one string, and an
+    empty path as no path."""
+    out = dict(data)
+    tournament = out.get("tournament")
+    if isinstance(tournament, dict):
+        tournament = dict(tournament)
+        if "phases" in tournament:  # the schema's name for a list given as `system`
+            raise SchemaError(("tournament",), "unknown key 'phases'", unknown="phases")
+        if isinstance(tournament.get("system"), list):
+            tournament["phases"] = tournament.pop("system")
+        out["tournament"] = _no_empty_paths(tournament, _PATHS["tournament"])
+    adjudication = out.get("adjudication")
+    if isinstance(adjudication, dict):
+        adjudication = dict(adjudication)
+        for rule in ("win", "draw"):
+            if adjudication.get(rule) is True:
+                del adjudication[rule]
+            elif adjudication.get(rule) is False:
+                adjudication[rule] = None
+        out["adjudication"] = _no_empty_paths(adjudication, _PATHS["adjudication"])
+    engines = out.get("engine")
+    if isinstance(engines, list):
+        out["engine"] = [_engine(e) for e in engines]
+    return out
+
+
+def _engine(raw: Any) -> Any:
+    if not isinstance(raw, dict):
+        return raw
+    engine = _no_empty_paths(dict(raw), _PATHS["engine"])
+    command = engine.get("command")
+    if isinstance(command, str):
+        with contextlib.suppress(ValueError):  # unbalanced quotes: the schema says what it is
+            engine["command"] = shlex.split(command)
+    return engine
+
+
+def _no_empty_paths(table: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    return {k: v for k, v in table.items() if not (k in keys and v == "")}
+
+
+def _resolved(section: Any, keys: tuple[str, ...], folder: Path) -> dict[str, Path]:
+    return {
+        key: folder / value
+        for key in keys
+        if isinstance(value := getattr(section, key), Path) and not value.is_absolute()
+    }
+
+
+def _where(exc: SchemaError, data: dict[str, Any]) -> str:
+    """A schema error as the config's author names the place: `[tournament] rounds`,
+    `[[engine]] "Toga" options`, `[adjudication] win plies`."""
+    path: list[Key] = list(exc.path)
+    message = exc.message
+    if "..." in path:  # a value of a table of values (options, resources)
+        path = path[: path.index("...")]
+        message = message.split(", not ")[0].replace("expected", "every value must be", 1)
+    if exc.message.startswith("missing key "):
+        path.append(exc.message.split("'")[1])
+    head = path.pop(0) if path else None
+    if head == "engine" and path and isinstance(index := path[0], int):
+        path.pop(0)
+        raw = data.get("engine", [])
+        name = raw[index].get("name") if isinstance(raw[index], dict) else None
+        shown = (
+            f'"{name}"'
+            if isinstance(name, str) and name.strip() and path != ["name"]
+            else (f"#{index + 1}")
+        )
+        where = f"[[engine]] {shown}"
+    elif head is None:
+        where = "top level"
+    else:
+        where = f"[{head}]"
+    if head == "tournament" and path[:1] == ["phases"]:
+        path[0] = "system: phases"
+    for key in path:
+        where += f"[{key}]" if isinstance(key, int) else f" {key}"
+    if re.match(r"^[a-z_]+(\[\d+\])?: ", message):  # the message names its key
+        return f"{where} {message}"
+    return f"{where}: {message}"
+
+
+def _check_event(config: Config) -> None:
+    """What needs the whole file: a team Swiss's teams (as the core checks any team
+    Swiss's), and a round robin's number of rounds."""
+    path, section = config.path, config.tournament
+    team_swiss = lookup(section.system).teams
     for e in config.engines:
-        where = f'{path}: [[engine]] "{e.name}" team'
-        if e.team is None and team_swiss:
-            raise ConfigError(f"{where}: missing (a team Swiss puts every engine in a team)")
         if e.team is not None and not team_swiss:
-            raise ConfigError(f'{where}: only a team Swiss (system = "team-swiss") has teams')
-        if e.team is not None and e.team in engines:
-            raise ConfigError(f"{where}: {e.team!r} is an engine's name")
-    if not team_swiss:
-        return
-    teams = config.teams()
-    if config.tournament.seeding != "explicit":
-        raise ConfigError(
-            f"{path}: [tournament] seeding: a team Swiss seeds its teams by rating "
-            f"(leave seeding out)"
-        )
-    if len(teams) < 2:
-        raise ConfigError(f"{path}: [[engine]] team: a team Swiss needs at least two teams")
-    first = teams[0]
-    for team in teams:
-        if len(team.members) != len(first.members):
             raise ConfigError(
-                f"{path}: [[engine]] team: team {team.name!r} has {len(team.members)}, "
-                f"{first.name!r} {len(first.members)} engines: every team needs the same number"
+                f'{path}: [[engine]] "{e.name}" team: only a team Swiss (system = "team-swiss") '
+                "has teams"
             )
-
-
-def _dict(v: Any) -> dict[str, Any] | None:
-    return cast(dict[str, Any], v) if isinstance(v, dict) else None
-
-
-def _check_rr_rounds(config: Config) -> None:
-    most = total_rounds(len(config.engines), config.tournament.cycles)
-    if config.total_rounds() > most:
-        raise ConfigError(
-            f"{config.path}: [tournament] rounds: a round robin of {len(config.engines)} "
-            f"engines and {config.tournament.cycles} cycle(s) has only {most} rounds"
-        )
-
-
-def _tournament(table: _Table) -> TournamentConfig:
-    d = TournamentConfig()
-
-    def tc(v: Any) -> TimeControl | None:
-        if not isinstance(v, str):
-            return None
+    if team_swiss:
+        if section.seeding != "explicit":
+            raise ConfigError(
+                f"{path}: [tournament] seeding: a team Swiss seeds its teams by rating "
+                f"(leave seeding out)"
+            )
+        players = tuple(Player(e.name, i) for i, e in enumerate(config.engines, 1))
+        rules = Rules(system=section.system)
         try:
-            return TimeControl.parse(v)
-        except TimeControlError as exc:
-            table.fail(str(exc), "tc")
-            return None
-
-    def executor(v: Any) -> str | None:
-        if not isinstance(v, str):
-            return None
-        try:
-            dask_address(v)
-        except ValueError:
-            return None
-        return v
-
-    def tiebreaks(v: Any) -> tuple[Any, ...] | None:
-        ok = isinstance(v, list) and all(x in TIEBREAKS for x in v) and len(set(v)) == len(v)
-        return tuple(v) if ok else None
-
-    system, options, phases = _system(table)
-    out = TournamentConfig(
-        name=table.name("name", d.name),
-        site=table.name("site", d.site),
-        system=system,
-        system_options=options,
-        phases=phases,
-        rounds=table.integer("rounds", d.rounds),
-        cycles=table.integer("cycles", d.cycles),
-        format=cast(Any, table.choice("format", d.format, ("single", "double"))),
-        schedule=cast(Any, table.choice("schedule", d.schedule, ("legs", "pairs"))),
-        seeding=cast(Any, table.choice("seeding", d.seeding, SEEDING_METHODS)),
-        groups=table.integer("groups", d.groups),
-        tc=table.get("tc", d.tc, tc, 'a time control such as "10+0.1"'),
-        timemargin_ms=table.integer("timemargin", d.timemargin_ms, minimum=0),
-        concurrency=table.integer("concurrency", d.concurrency),
-        openings=table.file("openings"),
-        opening_order=table.choice("opening_order", d.opening_order, ("random", "sequential")),
-        random_seed=table.integer("random_seed", d.random_seed, minimum=0),
-        database=table.file("database") or table.path.parent / d.database,
-        pgn_dir=table.file("pgn_dir") or table.path.parent / d.pgn_dir,
-        tiebreaks=table.get(
-            "tiebreaks", d.tiebreaks, tiebreaks, "a list of distinct " + ", ".join(TIEBREAKS)
-        ),
-        strikes=table.integer("strikes", d.strikes, minimum=0),
-        withdrawn_games=table.choice("withdrawn_games", d.withdrawn_games, ("forfeit", "cancel")),
-        live_dir=table.file("live_dir"),
-        pgn_comments=table.choice("pgn_comments", d.pgn_comments, ("cutechess", "tcec")),
-        executor=table.get("executor", d.executor, executor, EXECUTOR_FORMS),
-        tls_ca_file=table.file("tls_ca_file"),
-        tls_cert=table.file("tls_cert"),
-        tls_key=table.file("tls_key"),
-    )
-    tls = (out.tls_ca_file, out.tls_cert, out.tls_key)
-    if out.executor.startswith("tls://") and None in tls:
-        missing = ("tls_ca_file", "tls_cert", "tls_key")[tls.index(None)]
-        table.fail(
-            f"a tls:// executor needs tls_ca_file, tls_cert and tls_key ({missing} is not set)",
-            missing,
-        )
-    if not out.executor.startswith("tls://") and any(tls):
-        table.fail("only a tls:// executor uses certificates", "executor")
-    if not out.name.strip():
-        table.fail("must not be empty", "name")
-    table.finish()
-    return out
-
-
-def _system(table: _Table) -> tuple[Any, dict[str, object], tuple[Phase, ...]]:
-    """`system` (a name, or a list of phases: { rounds, system, system_options }) and
-    `system_options`, checked by the core's rules."""
-    table.used.update(("system", "system_options"))
-    raw = table.data.get("system", "swiss")
-    options = table.data.get("system_options", {})
-    if not isinstance(options, dict):
-        table.fail(f"expected a table, not {_show(options)}", "system_options")
-    if isinstance(raw, list):
-        if "system_options" in table.data:
-            table.fail("a list of phases gives each phase its own system_options", "system_options")
-        try:
-            phases = state_json.phases(raw)
+            check_teams(Tournament(players, rules=rules, teams=config.teams()))
         except StateError as exc:
-            table.fail(str(exc), "system")
-        return phases[0].system, {}, phases
-    if raw not in SYSTEMS:
-        shown = ", ".join(f'"{name}"' for name in SYSTEMS)
-        table.fail(f"expected one of {shown}, not {_show(raw)}", "system")
-    try:
-        check_options(raw, options)
-    except StateError as exc:
-        table.fail(str(exc).removeprefix("system_options: "), "system_options")
-    return raw, dict(options), ()
-
-
-def _adjudication(a: _Table) -> Adjudication:
-    d = Adjudication()
-
-    def rule(key: str, default: Any, build: Callable[[_Table], Any]) -> Any:
-        a.used.add(key)
-        value = a.data.get(key, True)
-        if value is False:
-            return None
-        if value is True:
-            return default
-        return build(_Table(a.path, f"[adjudication] {key}", value))
-
-    def win(table: _Table) -> WinRule:
-        w = WinRule(table.integer("plies", WinRule.plies), table.number("score", WinRule.score))
-        table.finish()
-        return w
-
-    def draw(table: _Table) -> DrawRule:
-        r = DrawRule(
-            table.integer("from_move", DrawRule.from_move),
-            table.integer("plies", DrawRule.plies),
-            table.number("score", DrawRule.score),
+            raise ConfigError(f"{path}: [[engine]] team: {exc}") from None
+    system = lookup(section.system)
+    most = system.max_rounds(len(config.engines), section.cycles)
+    if section.rounds is not None and most is not None and section.rounds > most:
+        raise ConfigError(
+            f"{path}: [tournament] rounds: {system.noun} of {len(config.engines)} "
+            f"engines and {section.cycles} cycle(s) has only {most} rounds"
         )
-        table.finish()
-        return r
-
-    out = Adjudication(
-        win=rule("win", d.win, win),
-        draw=rule("draw", d.draw, draw),
-        tablebases=a.file("tablebases"),
-        tb_pieces=a.integer("tb_pieces", d.tb_pieces, minimum=3),
-        max_moves=a.integer("max_moves", d.max_moves, minimum=0),
-    )
-    a.finish()
-    return out
 
 
-def _engine(path: Path, i: int, raw: Any, taken: set[str]) -> EngineConfig:
-    e = _Table(path, f"[[engine]] #{i + 1}", raw)
-    name = e.name("name", "")
-    if not name.strip():
-        e.fail("missing key 'name'" if "name" not in e.data else "must not be empty", "name")
-    e.where = f'[[engine]] "{name}"'
-    if name in taken:
-        e.fail("duplicate engine name")
+def schema() -> dict[str, Any]:
+    """The JSON Schema of `engines.toml`, for editors: the declared schema, with the TOML's
+    own spellings (`system` as a list of phases, a rule turned off with `false`, a command
+    line as one string) and the names of the registered systems.
 
-    def command(v: Any) -> tuple[str, ...] | None:
-        if isinstance(v, str):
-            try:
-                parts = shlex.split(v)
-            except ValueError:
-                return None
-        elif isinstance(v, list) and all(isinstance(x, str) for x in v):
-            parts = list(v)
-        else:
-            return None
-        return tuple(parts) if parts and parts[0] else None
-
-    if "command" not in e.data:
-        e.fail("missing key 'command'")
-
-    def options(v: Any) -> dict[str, OptionValue] | None:
-        if not isinstance(v, dict):
-            return None
-        for key, value in v.items():
-            if not isinstance(value, str | int | float | bool):
-                e.fail(f"option {key!r} must be a string, number or boolean", "options")
-        return dict(v)
-
-    def requires(v: Any) -> dict[str, float] | None:
-        if not isinstance(v, dict):
-            return None
-        for key, value in v.items():
-            amount = value if isinstance(value, int | float) and not isinstance(value, bool) else -1
-            if not (0 < amount < math.inf) or not str(key).strip() or key == "game":
-                e.fail(
-                    f"resource {key!r} must be a name other than 'game' with a positive amount",
-                    "requires",
-                )
-        return {str(k): float(x) for k, x in v.items()}
-
-    workdir = e.file("workdir")
-    out = EngineConfig(
-        name=name,
-        command=e.get("command", (), command, "a command line (string or list of strings)"),
-        protocol=e.choice("protocol", "uci", ("uci", "xboard")),
-        options=e.get("options", {}, options, "a table of engine options"),
-        rating=e.number("rating", None, minimum=-1e9),
-        workdir=workdir,
-        startup_timeout=e.number("startup_timeout", EngineConfig.startup_timeout, 0.1),
-        move_grace_ms=e.integer("move_grace", EngineConfig.move_grace_ms, minimum=0),
-        reuse=e.boolean("reuse", EngineConfig.reuse),
-        requires=e.get("requires", {}, requires, "a table of worker resources, e.g. { gpu = 1 }"),
-        team=e.name("team", "") or None,
-    )
-    e.finish()
+    >>> sorted(schema()["$defs"]["TournamentConfig"]["properties"])[:3]
+    ['concurrency', 'cycles', 'database']
+    """
+    out = json_schema(ConfigFile)
+    defs = out["$defs"]
+    section = defs["TournamentConfig"]["properties"]
+    phases = section.pop("phases")
+    section["system"] = {
+        "anyOf": [{"enum": list(names())}, phases],
+        "default": "swiss",
+        "description": "the pairing system, or a list of phases",
+    }
+    for rule in ("win", "draw"):
+        defs["Adjudication"]["properties"][rule]["anyOf"] = [
+            {"$ref": f"#/$defs/{rule.capitalize()}Rule"},
+            {"type": "boolean"},
+        ]
+    section["database"]["default"] = "tournament.sqlite"
+    section["pgn_dir"]["default"] = "pgn_out"
+    section["tc"]["default"] = "60+0.6"
+    engine = defs["EngineConfig"]["properties"]
+    engine["command"] = {"anyOf": [{"type": "string"}, engine["command"]]}
     return out
 
 

@@ -1,19 +1,52 @@
-"""What an `engines.toml` says, as plain data (SPEC.md section 7)."""
+"""What an `engines.toml` says (docs/config.md), declared as msgspec schemas.
+
+The `[tournament]` section extends the event's `Rules` (the core's own definition of how it
+pairs), the `[adjudication]` section is the core's `Adjudication`, and each `[[engine]]` an
+`EngineConfig`.  `config/load.py` reads a file against these declarations; `orchestrator
+schema config` publishes them as a JSON Schema.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
 from pathlib import Path
+from typing import Annotated, Literal
 
-from orchestrator.core.adjudication import Adjudication
+import msgspec
+
 from orchestrator.core.errors import OrchestratorError
-from orchestrator.core.model import Format, Phase, Schedule, System, Team
-from orchestrator.core.pairing import default_rounds
-from orchestrator.core.seeding import SeedingMethod, by_strength
-from orchestrator.core.standings import TCEC_ORDER, Tiebreak
-from orchestrator.core.timecontrol import TimeControl
+from orchestrator.core.event.model import Positive, Rules, Team
+from orchestrator.core.event.seeding import SeedingMethod, by_strength
+from orchestrator.core.event.standings import TCEC_ORDER, Tiebreak
+from orchestrator.core.game.adjudication import Adjudication
+from orchestrator.core.game.clock import TimeControl
 
-OptionValue = str | int | float | bool
+__all__ = [
+    "Config",
+    "ConfigError",
+    "EngineConfig",
+    "EngineSettings",
+    "Name",
+    "OptionValue",
+    "TournamentConfig",
+    "dask_address",
+]
+
+OptionValue = Annotated[
+    str | int | float | bool, msgspec.Meta(description="a string, number or boolean")
+]
+
+#: a name people read in PGN tags and file names
+Name = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1,
+        pattern=r"^[^\x00-\x1f\x7f]*$",
+        description="a string without control characters",
+    ),
+]
+Seconds = Annotated[float, msgspec.Meta(ge=0.1, le=86400, description="seconds, 0.1 or more")]
+Milliseconds = Annotated[int, msgspec.Meta(ge=0, description="an integer >= 0")]
 
 
 class ConfigError(OrchestratorError, ValueError):
@@ -34,7 +67,7 @@ def dask_address(executor: str) -> str | None:
     >>> dask_address("dask://nowhere")
     Traceback (most recent call last):
     ...
-    ValueError: must be "local", "processes", "dask://HOST:PORT" or "tls://HOST:PORT"
+    ValueError: expected "local", "processes", "dask://HOST:PORT" or "tls://HOST:PORT", not ...
     """
     if executor in ("local", "processes"):
         return None
@@ -50,52 +83,90 @@ def dask_address(executor: str) -> str | None:
         and 0 < int(port) < 65536
     )
     if not valid:
-        raise ValueError(f"must be {EXECUTOR_FORMS}")
+        raise ValueError(f"expected {EXECUTOR_FORMS}, not {executor!r}")
     return f"{'tcp' if scheme == 'dask' else 'tls'}://{host}:{port}"
 
 
-@dataclass(frozen=True)
-class EngineConfig:
-    name: str
-    command: tuple[str, ...]
-    protocol: str = "uci"  # "uci" | "xboard"
-    options: dict[str, OptionValue] = field(default_factory=dict)
-    rating: float | None = None
+class EngineSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What an engine's games depend on: stored with the event, compared on resume."""
+
+    command: Annotated[
+        tuple[str, ...],
+        msgspec.Meta(min_length=1, description="a command line (string or list of strings)"),
+    ]
+    protocol: Literal["uci", "xboard"] = "uci"
+    options: Annotated[
+        dict[str, OptionValue], msgspec.Meta(description="a table of engine options")
+    ] = msgspec.field(default_factory=dict)
+
+
+class EngineConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One `[[engine]]`."""
+
+    name: Name
+    #: orders group seeding and drives `simulate`'s results
+    rating: (
+        Annotated[float, msgspec.Meta(ge=-1e9, le=1e9, description="a finite number")] | None
+    ) = None
     workdir: Path | None = None
-    startup_timeout: float = 10.0  # seconds to start and finish the handshake
-    move_grace_ms: int = 1000  # extra wait past the clock before a stalled engine is killed
-    reuse: bool = False  # keep the process between this engine's games
+    #: seconds to start and finish the handshake, and to be ready at each game's start
+    startup_timeout: Seconds = 10.0
+    #: how long past its clock a silent engine is waited for before it is killed
+    move_grace_ms: Milliseconds = msgspec.field(default=1000, name="move_grace")
+    #: keep the process between this engine's games
+    reuse: bool = False
     #: worker resources a game host must have to run this engine (Dask executors)
-    requires: dict[str, float] = field(default_factory=dict)
-    team: str | None = None  # a team Swiss: the engine's team
+    requires: Annotated[
+        dict[str, float],
+        msgspec.Meta(description="a table of worker resources, e.g. { gpu = 1 }"),
+    ] = msgspec.field(default_factory=dict)
+    #: a team Swiss: the engine's team
+    team: Name | None = None
+
+    def __post_init__(self) -> None:
+        if not self.name.strip():
+            raise ValueError("name: must not be empty")
+        if self.team is not None and not self.team.strip():
+            raise ValueError("team: must not be empty")
+        if not self.command[0]:
+            raise ValueError("command: expected a command line (string or list of strings)")
+        for key, amount in self.requires.items():
+            if not (0 < amount < math.inf) or not key.strip() or key == "game":
+                raise ValueError(
+                    f"requires: resource {key!r} must be a name other than 'game' with a "
+                    "positive amount"
+                )
+
+    @property
+    def settings(self) -> EngineSettings:
+        """What its games depend on, as stored with the event."""
+        return EngineSettings(command=self.command, protocol=self.protocol, options=self.options)
 
 
-@dataclass(frozen=True)
-class TournamentConfig:
-    name: str = "Orchestrator Swiss"
-    site: str = "?"
-    system: System = "swiss"
-    system_options: dict[str, object] = field(default_factory=dict)
-    phases: tuple[Phase, ...] = ()  # `system` given as a list of phases
-    rounds: int | None = None  # None: players // 2 for a Swiss, the whole table for RR
-    cycles: int = 1
-    format: Format = "double"
-    schedule: Schedule = "legs"
+class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """The `[tournament]` section: the event's rules, and how it is run."""
+
+    name: Name = "Orchestrator Swiss"
+    site: Name = "?"
     seeding: SeedingMethod = "explicit"
-    groups: int | None = None  # None: players / 7 rounded to an even number (at least 2)
-    tc: TimeControl = field(default_factory=lambda: TimeControl.parse("60+0.6"))
-    timemargin_ms: int = 100
-    concurrency: int = 1
+    #: group seeding: None is players / 7 rounded to an even number (at least 2)
+    groups: Positive | None = None
+    tc: TimeControl = msgspec.field(default_factory=lambda: TimeControl.parse("60+0.6"))
+    #: ms allowed past the clock before a loss on time
+    timemargin_ms: Milliseconds = msgspec.field(default=100, name="timemargin")
+    concurrency: Positive = 1
     openings: Path | None = None
-    opening_order: str = "random"  # "random" (seeded) | "sequential"
-    random_seed: int = 1
-    database: Path = Path("tournament.sqlite")
-    pgn_dir: Path = Path("pgn_out")
+    opening_order: Literal["random", "sequential"] = "random"
+    random_seed: Milliseconds = 1
+    database: Path = msgspec.field(default_factory=lambda: Path("tournament.sqlite"))
+    pgn_dir: Path = msgspec.field(default_factory=lambda: Path("pgn_out"))
     tiebreaks: tuple[Tiebreak, ...] = TCEC_ORDER
-    strikes: int = 0  # crash, stall, illegal-move and startup faults that withdraw an engine
-    withdrawn_games: str = "forfeit"  # a withdrawn engine's unplayed games: forfeit | cancel
-    live_dir: Path | None = None  # TCEC's live files are written here; None: not at all
-    pgn_comments: str = "cutechess"  # the per-move PGN comments: cutechess | tcec
+    #: crash, stall, illegal-move and startup faults that withdraw an engine; 0: off
+    strikes: Milliseconds = 0
+    withdrawn_games: Literal["forfeit", "cancel"] = "forfeit"
+    #: TCEC's live files are written here; None: not at all
+    live_dir: Path | None = None
+    pgn_comments: Literal["cutechess", "tcec"] = "cutechess"
     #: where games run: "local" (in the daemon), "processes" (a local Dask cluster),
     #: "dask://HOST:PORT" or "tls://HOST:PORT" (an existing Dask scheduler)
     executor: str = "local"
@@ -103,9 +174,31 @@ class TournamentConfig:
     tls_cert: Path | None = None
     tls_key: Path | None = None
 
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.name.strip():
+            raise ValueError("name: must not be empty")
+        if len(set(self.tiebreaks)) != len(self.tiebreaks):
+            raise ValueError("tiebreaks: each tiebreak may be given once")
+        try:
+            dask_address(self.executor)
+        except ValueError as exc:
+            raise ValueError(f"executor: {exc}") from None
+        tls = {"tls_ca_file": self.tls_ca_file, "tls_cert": self.tls_cert, "tls_key": self.tls_key}
+        if self.executor.startswith("tls://"):
+            missing = [key for key, value in tls.items() if value is None]
+            if missing:
+                raise ValueError(
+                    f"{missing[0]}: a tls:// executor needs tls_ca_file, tls_cert and tls_key "
+                    f"({missing[0]} is not set)"
+                )
+        elif any(tls.values()):
+            raise ValueError("executor: only a tls:// executor uses certificates")
 
-@dataclass(frozen=True)
-class Config:
+
+class Config(msgspec.Struct, frozen=True):
+    """A whole `engines.toml`, with where it was read from (relative paths are resolved)."""
+
     path: Path
     tournament: TournamentConfig
     adjudication: Adjudication
@@ -124,14 +217,9 @@ class Config:
         raise ConfigError(f"{self.path}: no engine named {name!r}")
 
     def total_rounds(self) -> int:
-        """The rounds the event plays: as set, or the system's default for its players."""
-        section = self.tournament
-        if section.rounds is not None:
-            return section.rounds
-        if section.phases:
-            return sum(phase.rounds for phase in section.phases)
-        entrants = len(self.teams()) if section.system == "team-swiss" else len(self.engines)
-        return default_rounds(section.system, entrants, section.cycles)
+        """The rounds the event plays: as set, or the system's default for its entrants."""
+        entrants = len(self.teams()) or len(self.engines)
+        return self.tournament.planned_rounds(entrants)
 
     def teams(self) -> tuple[Team, ...]:
         """A team Swiss's teams, seed 1 first: by team rating (the mean of its engines'

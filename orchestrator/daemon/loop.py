@@ -8,25 +8,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import json
 import os
 import socket
 import sqlite3
 import time
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any
 
 import chess
+import msgspec
 import structlog
 
 from orchestrator.config.model import Config
-from orchestrator.core.gamerecord import GameRecord, MoveRecord, score_text
-from orchestrator.core.model import Tournament
-from orchestrator.core.openings import Opening
+from orchestrator.core.event.model import Tournament
+from orchestrator.core.event.standings import standings
+from orchestrator.core.game.openings import Opening
+from orchestrator.core.game.record import GameRecord, MoveRecord, score_text
 from orchestrator.core.pairing import pair_next
-from orchestrator.core.standings import standings
-from orchestrator.core.teams import board_tags, team_standings
+from orchestrator.core.pairing.teams import board_tags, team_standings
 from orchestrator.daemon.outputs import LiveFiles, PgnFiles, remove_leftovers, write_standings
 from orchestrator.daemon.system import notify, own_children, sweep_orphans, watchdog_interval
 from orchestrator.engines.adapter import DaemonFault
@@ -38,7 +38,7 @@ from orchestrator.event.read import STRIKES, view_of
 from orchestrator.event.state import OpeningChoice, new_games, tournament
 from orchestrator.executor import HostFault, make_executor
 from orchestrator.game.game import GameSpec
-from orchestrator.game.pgn import CommentStyle, to_pgn
+from orchestrator.game.pgn import to_pgn
 from orchestrator.store.database import GameRow, RoundRow, Store
 
 log = structlog.get_logger()
@@ -283,7 +283,7 @@ class Daemon:
     ) -> None:
         """An engine update: its next games use the new command and options."""
         engines = tuple(
-            dataclasses.replace(
+            msgspec.structs.replace(
                 e,
                 command=tuple(command) if command else e.command,
                 options={**e.options, **options},
@@ -292,7 +292,7 @@ class Daemon:
             else e
             for e in self.config.engines
         )
-        self.config = dataclasses.replace(self.config, engines=engines)
+        self.config = msgspec.structs.replace(self.config, engines=engines)
 
     async def _strikes(self, engine: str) -> None:
         """Withdraw `engine` once its strikes reach `strikes` (a control, like any other)."""
@@ -311,7 +311,7 @@ class Daemon:
     async def _pair(self) -> None:
         tournament = await self._tournament()
         fixed = controls.fixed_pairs(await self.store.controls(), len(tournament.rounds) + 1)
-        pairing = pair_next(dataclasses.replace(tournament, fixed=fixed))
+        pairing = pair_next(msgspec.structs.replace(tournament, fixed=fixed))
         games = new_games(pairing, await self.store.pairs_so_far(), self.openings)
         await self.store.add_round(pairing.round, pairing.bye, pairing.dropped_rounds, games)
         log.info(
@@ -415,9 +415,9 @@ class Daemon:
             site=settings.site,
             round_tag=f"{rnd.number}.{game.number}",
             options=(spec.white.options, spec.black.options),
-            comments=cast(CommentStyle, settings.pgn_comments),
+            comments=settings.pgn_comments,
             rules=self.config.adjudication,
-            tags=board_tags(self.event.settings.team_list(), game.white, game.black),
+            tags=board_tags(self.event.settings.teams, game.white, game.black),
         )
         # shielded: a stop that comes now does not undo a finished game
         await asyncio.shield(self.store.finish_game(game.id, attempt, record, pgn))
@@ -456,7 +456,7 @@ class Daemon:
             started = datetime.now(UTC)
             headers = live_headers(
                 self.name, str(spec.tc), game, self.config.tournament.site, started
-            ) | board_tags(self.event.settings.team_list(), game.white, game.black)
+            ) | board_tags(self.event.settings.teams, game.white, game.black)
             options = {game.white: spec.white.options, game.black: spec.black.options}
             self.live.start(game.id, headers, options, game.opening)
 
@@ -494,8 +494,9 @@ class Daemon:
     async def _game_index(self, rnd: RoundRow, game: GameRow) -> tuple[int, int]:
         """The game's place in the whole event, and the event's expected number of games."""
         earlier = await self.store.games_before(rnd.number)
-        per_round = len(self.event.players) // 2 * self.event.settings.games_per_pair
-        return earlier + game.number, per_round * self.event.settings.rounds
+        settings = self.event.settings
+        per_round = tournament(settings, self.event.players).games_per_round()
+        return earlier + game.number, per_round * settings.rounds
 
     def _log_finished(self, record: GameRecord, context: dict[str, object]) -> None:
         if record.host is not None:

@@ -18,10 +18,10 @@ from typing import Any
 import chess
 import structlog
 
-from orchestrator.core.adjudication import Adjudication
-from orchestrator.core.gamerecord import MoveRecord
-from orchestrator.core.openings import Opening
-from orchestrator.core.tcec import Annotated, Annotator
+from orchestrator.core.game.adjudication import Adjudication
+from orchestrator.core.game.fields import Annotated, Annotator
+from orchestrator.core.game.openings import Opening
+from orchestrator.core.game.record import MoveRecord
 from orchestrator.event.export import round_pgn, slug, standings_text
 from orchestrator.event.live import crosstable_json, live_json, live_move, live_pgn, schedule_json
 from orchestrator.event.read import EventView, standings_json, standings_notes

@@ -26,7 +26,7 @@ import chess
 import chess.engine
 
 from orchestrator.config.model import EngineConfig
-from orchestrator.core.gamerecord import Fault, FaultKind
+from orchestrator.core.game.record import Fault, FaultKind
 
 QUIT_TIMEOUT = 1.0  # seconds an engine gets to quit before its process group is killed
 REAP_TIMEOUT = 5.0

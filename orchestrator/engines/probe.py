@@ -7,7 +7,7 @@ from collections.abc import Iterable
 import chess
 
 from orchestrator.config.model import Config, ConfigError, EngineConfig
-from orchestrator.core.openings import Opening
+from orchestrator.core.game.openings import Opening
 from orchestrator.engines.adapter import Engine, EngineFault
 
 

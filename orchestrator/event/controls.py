@@ -18,11 +18,11 @@ from datetime import UTC, datetime
 from typing import Any, cast
 
 from orchestrator.core.errors import OrchestratorError
-from orchestrator.core.gamerecord import Cp, GameRecord, Mate, MoveRecord, Termination
-from orchestrator.core.model import RESULTS, Result
-from orchestrator.core.teams import board_tags
+from orchestrator.core.event.model import RESULTS, Result
+from orchestrator.core.game.record import Cp, GameRecord, Mate, MoveRecord, Termination
+from orchestrator.core.pairing.teams import board_tags
 from orchestrator.event.read import STRIKES, EventView, view_of
-from orchestrator.game.pgn import CommentStyle, amend, to_pgn
+from orchestrator.game.pgn import amend, to_pgn
 from orchestrator.store import changes
 from orchestrator.store.database import Change, ControlRow, GameRow, RoundRow, Store
 
@@ -343,8 +343,8 @@ def _pgn(view: EventView, game: GameRow, record: GameRecord, site: str, details:
         site=site,
         round_tag=f"{game.round}.{game.number}",
         details=details,
-        comments=cast(CommentStyle, view.settings.pgn_comments),
-        rules=view.settings.rules(),
+        comments=view.settings.pgn_comments,
+        rules=view.settings.adjudication,
         tags=board_tags(view.tournament.teams, game.white, game.black),
     )
 
@@ -417,7 +417,7 @@ async def _record_so_far(
         moves=played,
         started_at=when,
         ended_at=datetime.now(UTC),
-        time_control=view.settings.tc,
+        time_control=str(view.settings.tc),
         start_fen=game.opening.fen if game.opening else None,
         opening=game.opening.name if game.opening else None,
         eco=game.opening.eco if game.opening else None,

@@ -9,9 +9,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from orchestrator.core.model import Tournament
-from orchestrator.core.standings import TIEBREAKS, Line, Tiebreak, standings
-from orchestrator.core.teams import team_standings
+from orchestrator.core.event.model import Tournament
+from orchestrator.core.event.standings import TIEBREAKS, Line, Tiebreak, standings
+from orchestrator.core.pairing.teams import team_standings
 from orchestrator.store.database import RoundRow
 
 
@@ -53,7 +53,7 @@ def standings_text(
     """`standings.txt`: the standings table, `notes` on players (strikes, withdrawals), then
     the crosstable.
 
-    >>> from orchestrator.core.model import Game, Player, Round
+    >>> from orchestrator.core.event.model import Game, Player, Round
     >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, (Game("A", "B", "0-1"),)),))
     >>> print(standings_text(t, [], {"A": "withdrawn after round 1"}).splitlines()[5])
     A: withdrawn after round 1
@@ -82,7 +82,7 @@ def _num(x: float) -> str:
 def standings_data(tournament: Tournament, order: Sequence[Tiebreak]) -> list[dict[str, Any]]:
     """The standings as the `--json` outputs give them.
 
-    >>> from orchestrator.core.model import Game, Player, Round
+    >>> from orchestrator.core.event.model import Game, Player, Round
     >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, (Game("A", "B", "1-0"),)),))
     >>> [(d["place"], d["name"], d["score"]) for d in standings_data(t, ["sb"])]
     [('1', 'A', 1.0), ('2', 'B', 0.0)]
@@ -107,7 +107,7 @@ def standings_data(tournament: Tournament, order: Sequence[Tiebreak]) -> list[di
 def standings_table(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
     """The standings as a text table with a legend of the tiebreaks.
 
-    >>> from orchestrator.core.model import Game, Player, Round
+    >>> from orchestrator.core.event.model import Game, Player, Round
     >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, (Game("A", "B", "1-0"),)),))
     >>> print(standings_table(t, []))
     Place  Engine  Seed  Score  Games  +  =  -  BYE
@@ -141,7 +141,7 @@ def standings_table(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
 def team_data(tournament: Tournament) -> list[dict[str, Any]]:
     """A team Swiss's team standings as the `--json` outputs give them.
 
-    >>> from orchestrator.core.model import Game, Player, Round, Team
+    >>> from orchestrator.core.event.model import Game, Player, Round, Team
     >>> teams = (Team("A", ("a",)), Team("B", ("b",)))
     >>> t = Tournament((), (Round(1, (Game("b", "a", "1/2-1/2"),)),), teams=teams)
     >>> [(d["place"], d["name"], d["match_points"], d["board_points"]) for d in team_data(t)]
@@ -169,7 +169,7 @@ def team_data(tournament: Tournament) -> list[dict[str, Any]]:
 def team_table(tournament: Tournament) -> str:
     """A team Swiss's team standings as a text table: match points, then board points.
 
-    >>> from orchestrator.core.model import Game, Player, Round, Team
+    >>> from orchestrator.core.event.model import Game, Player, Round, Team
     >>> teams = (Team("A", ("a",)), Team("B", ("b",)))
     >>> print(team_table(Tournament((), (Round(1, (Game("b", "a", "1-0"),)),), teams=teams)))
     Place  Team  Seed  MP  BP  Matches  +  =  -  BYE
@@ -203,9 +203,9 @@ def team_table(tournament: Tournament) -> str:
 def crosstable(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
     """Rows by place; each cell the results against that opponent in order (1, =, 0).
 
-    >>> from orchestrator.core.model import Game, Player, Round
+    >>> from orchestrator.core.event.model import Game, Player, Round, Rules
     >>> games = (Game("A", "B", "1-0"), Game("B", "A", "1/2-1/2"))
-    >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, games),), format="double")
+    >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, games),), Rules())
     >>> print(crosstable(t, []))
     #  Engine  Score   1   2
     -  ------  -----  --  --

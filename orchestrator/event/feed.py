@@ -9,9 +9,9 @@ from typing import Any
 
 import chess
 
-from orchestrator.core.gamerecord import Cp, Mate
-from orchestrator.core.openings import Opening
-from orchestrator.core.tcec import pv_san, white_view
+from orchestrator.core.game.fields import pv_san, white_view
+from orchestrator.core.game.openings import Opening
+from orchestrator.core.game.record import Cp, Mate
 
 GameState = tuple[int, int, str, str | None]  # id (-number for a round), round, status, result
 

@@ -14,8 +14,8 @@ from typing import Any
 import chess
 import chess.pgn
 
-from orchestrator.core.standings import standings
-from orchestrator.core.tcec import Annotated
+from orchestrator.core.event.standings import standings
+from orchestrator.core.game.fields import Annotated
 from orchestrator.event.read import EventView
 from orchestrator.store.database import GameRow
 
@@ -26,9 +26,9 @@ PV_SHOWN = 24
 def live_move(annotated: Annotated) -> dict[str, Any]:
     """One entry of `live.json`'s `Moves`.
 
-    >>> from orchestrator.core.adjudication import Adjudication
-    >>> from orchestrator.core.gamerecord import Cp, MoveRecord
-    >>> from orchestrator.core.tcec import Annotator
+    >>> from orchestrator.core.game.adjudication import Adjudication
+    >>> from orchestrator.core.game.record import Cp, MoveRecord
+    >>> from orchestrator.core.game.fields import Annotator
     >>> annotator = Annotator(chess.Board(), Adjudication())
     >>> move = live_move(annotator.add(MoveRecord("e2e4", "e4", score=Cp(25), depth=20,
     ...                                           pv=("e2e4", "e7e5"))))
@@ -134,9 +134,9 @@ def live_json(
 def live_pgn(headers: dict[str, str], plies: list[Annotated], reason: str | None = None) -> str:
     """`live.pgn`: the game so far with TCEC's comments (python-chess writes it).
 
-    >>> from orchestrator.core.adjudication import Adjudication
-    >>> from orchestrator.core.gamerecord import MoveRecord
-    >>> from orchestrator.core.tcec import Annotator
+    >>> from orchestrator.core.game.adjudication import Adjudication
+    >>> from orchestrator.core.game.record import MoveRecord
+    >>> from orchestrator.core.game.fields import Annotator
     >>> annotator = Annotator(chess.Board(), Adjudication())
     >>> plies = [annotator.add(MoveRecord("e2e4", "e4", book=True))]
     >>> print(live_pgn({"Event": "E", "Result": "*"}, plies).splitlines()[-1])

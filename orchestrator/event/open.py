@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from orchestrator.config.model import Config
 from orchestrator.core.errors import OrchestratorError
-from orchestrator.core.model import Player
+from orchestrator.core.event.model import Player
 from orchestrator.event.settings import EventSettings
 from orchestrator.event.state import seeded_players
 from orchestrator.store.database import Store
@@ -36,7 +36,7 @@ async def open_event(config: Config, store: Store, *, force: bool = False) -> Op
     transaction either way); `SettingsChanged` when the config does not fit the stored
     event.
 
-    >>> import asyncio, dataclasses, tempfile
+    >>> import asyncio, msgspec, tempfile
     >>> from pathlib import Path
     >>> from orchestrator.event.sample import sample_config
     >>> folder = tempfile.TemporaryDirectory()
@@ -50,7 +50,7 @@ async def open_event(config: Config, store: Store, *, force: bool = False) -> Op
     ...         await store.close()
     >>> asyncio.run(open_twice(config))
     (False, True)
-    >>> other = dataclasses.replace(config, engines=config.engines[:3])
+    >>> other = msgspec.structs.replace(config, engines=config.engines[:3])
     >>> try:
     ...     asyncio.run(open_twice(other))
     ... except SettingsChanged as exc:

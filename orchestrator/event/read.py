@@ -14,12 +14,11 @@ from typing import Any
 
 import chess
 
-from orchestrator.core.gamerecord import Cp, Mate
-from orchestrator.core.model import Game, Round, Team, Tournament
-from orchestrator.core.openings import Opening
-from orchestrator.core.tcec import pv_san, white_view
-from orchestrator.core.teams import board_tags, matches, seats
-from orchestrator.core.timecontrol import TimeControl
+from orchestrator.core.event.model import Game, Round, Team, Tournament
+from orchestrator.core.game.fields import pv_san, white_view
+from orchestrator.core.game.openings import Opening
+from orchestrator.core.game.record import Cp, Mate
+from orchestrator.core.pairing.teams import board_tags, matches, seats
 from orchestrator.event.export import standings_data, team_data
 from orchestrator.event.settings import EventSettings
 from orchestrator.event.state import tournament
@@ -451,11 +450,7 @@ async def overview_json(view: EventView, store: Store) -> dict[str, Any]:
     total = view.settings.rounds
     table = standings_json(view)
     played = sum(1 for r in view.rounds for g in r.games if g.status == "finished")
-    teams = view.tournament.teams
-    if teams:  # a team Swiss: every board of each match
-        per_round = len(teams) // 2 * len(teams[0].members) * view.settings.games_per_pair
-    else:
-        per_round = len(view.tournament.players) // 2 * view.settings.games_per_pair
+    per_round = view.tournament.games_per_round()
     return {
         "event": view.name,
         "round": view.rounds[-1].number if view.rounds else 0,
@@ -506,7 +501,7 @@ def schedule_data(view: EventView, now: datetime) -> dict[str, Any]:
     if durations:
         mean = sum(durations) / len(durations)
     else:
-        tc = TimeControl.parse(view.settings.tc)
+        tc = view.settings.tc
         mean = max(10.0, (2 * tc.base_ms + 120 * tc.inc_ms) / 1000)
     slots = [now] * max(1, view.settings.concurrency)
     for g in games:
@@ -537,7 +532,7 @@ def schedule_data(view: EventView, now: datetime) -> dict[str, Any]:
                 "estimated_start": None if estimate is None else estimate.isoformat("T", "seconds"),
             }
         )
-    per_round = len(view.rounds[-1].games) if view.rounds else len(view.settings.players) // 2
+    per_round = view.tournament.games_per_round()
     start = max(slots)
     coming = []
     for number in range(len(view.rounds) + 1, view.settings.rounds + 1):

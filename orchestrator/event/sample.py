@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from orchestrator.config.model import Config, EngineConfig, TournamentConfig
-from orchestrator.core.adjudication import Adjudication
-from orchestrator.core.gamerecord import Cp, GameRecord, MoveRecord
+from orchestrator.core.game.adjudication import Adjudication
+from orchestrator.core.game.record import Cp, GameRecord, MoveRecord
 from orchestrator.core.pairing import pair_next
 from orchestrator.event.open import open_event
 from orchestrator.event.read import EventView, load_view
@@ -25,7 +25,7 @@ def sample_config(folder: Path) -> Config:
     >>> [e.name for e in sample_config(Path("/tmp")).engines]
     ['A', 'B', 'C', 'D']
     """
-    engines = tuple(EngineConfig(name, (f"/usr/games/{name}",)) for name in "ABCD")
+    engines = tuple(EngineConfig(name=name, command=(f"/usr/games/{name}",)) for name in "ABCD")
     section = TournamentConfig(
         name="Sample", rounds=2, database=folder / "sample.sqlite", pgn_dir=folder / "pgn"
     )

@@ -1,24 +1,29 @@
 """What of a config an event is tied to, and which changes a resume may accept.
 
-The settings are stored with the event as JSON and compared with the config's on resume.
+The settings are the config's own `[tournament]` section (`TournamentConfig`), with the
+players as seeded, the teams, the adjudication rules and what each engine's games depend
+on.  They are stored with the event as JSON and compared with the config's on resume.
 Changing the players or the pairing system would make the stored pairings wrong, so it is
 always refused (`LOCKED`); changes that only affect games still to be played (time control,
 rounds, adjudication, engine commands and options, openings) need `--force`; where the files
-go and how many games run at once may change freely (`FREE`).
+go, where games run and how many run at once may change freely (`FREE`).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from orchestrator.config.model import Config
-from orchestrator.core.adjudication import Adjudication, DrawRule, WinRule
-from orchestrator.core.model import Format, Schedule, System, Team
-from orchestrator.core.standings import TCEC_ORDER, Tiebreak
+import msgspec
+
+from orchestrator.config.model import Config, EngineSettings, TournamentConfig
+from orchestrator.core.codec import SchemaError, convert, to_builtins
+from orchestrator.core.errors import OrchestratorError
+from orchestrator.core.event.model import Options, Phase, Positive, Rules, Team
+from orchestrator.core.game.adjudication import Adjudication
+from orchestrator.core.pairing import lookup
+
+__all__ = ["FREE", "LOCKED", "EventSettings", "pairing_rules"]
 
 #: settings that may never change once the event has started
 LOCKED = (
@@ -31,56 +36,41 @@ LOCKED = (
     "schedule",
     "cycles",
 )
-#: settings that may change at any resume; every other change needs --force
-FREE = ("concurrency", "database", "pgn_dir", "site", "live_dir", "pgn_comments")
+#: settings that may change at any resume; every other change needs --force (the seeding
+#: and its groups are in the players, which are locked)
+FREE = (
+    "concurrency",
+    "database",
+    "pgn_dir",
+    "site",
+    "live_dir",
+    "pgn_comments",
+    "executor",
+    "tls_ca_file",
+    "tls_cert",
+    "tls_key",
+    "seeding",
+    "groups",
+)
+#: the keys whose empty string meant "none" in the settings of older orchestrators
+_EMPTY_IS_NONE = ("openings", "live_dir", "tls_ca_file", "tls_cert", "tls_key")
 
 
-@dataclass(frozen=True)
-class EngineSettings:
-    """What an engine's games depend on."""
-
-    command: tuple[str, ...]
-    protocol: str = "uci"
-    options: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class EventSettings:
-    """The settings an event was made with, as stored beside it.
+class EventSettings(TournamentConfig, frozen=True, kw_only=True, forbid_unknown_fields=False):
+    """The settings an event was made with, as stored beside it; `rounds` is always set.
 
     >>> s = EventSettings(name="Test", players=("A", "B"), rounds=1)
     >>> EventSettings.from_json(s.to_json()) == s
     True
-    >>> s.games_per_pair, dataclasses.replace(s, format="single").games_per_pair
+    >>> s.games_per_pair, msgspec.structs.replace(s, format="single").games_per_pair
     (2, 1)
     """
 
-    name: str
-    players: tuple[str, ...]  # by seed
-    rounds: int
-    site: str = "?"
-    system: System = "swiss"
-    system_options: dict[str, Any] = field(default_factory=dict)
-    phases: tuple[dict[str, Any], ...] = ()  # {rounds, system, system_options}
-    teams: tuple[dict[str, Any], ...] = ()  # a team Swiss: {name, players (board order)}
-    format: Format = "double"
-    schedule: Schedule = "legs"
-    cycles: int = 1
-    tc: str = "60+0.6"
-    timemargin: int = 100
-    concurrency: int = 1
-    openings: str = ""
-    opening_order: str = "random"
-    random_seed: int = 1
-    database: str = "tournament.sqlite"
-    pgn_dir: str = "pgn_out"
-    tiebreaks: tuple[Tiebreak, ...] = TCEC_ORDER
-    strikes: int = 0
-    withdrawn_games: str = "forfeit"
-    live_dir: str = ""
-    pgn_comments: str = "cutechess"
-    adjudication: dict[str, Any] = field(default_factory=dict)
-    engines: dict[str, EngineSettings] = field(default_factory=dict)
+    rounds: Positive = 1  # as the config sets them, or its system's default
+    players: tuple[str, ...] = ()  # by seed
+    teams: tuple[Team, ...] = ()  # a team Swiss's teams, seed 1 first
+    adjudication: Adjudication = msgspec.field(default_factory=Adjudication)
+    engines: dict[str, EngineSettings] = msgspec.field(default_factory=dict)
 
     @classmethod
     def of(cls, config: Config, players: tuple[str, ...]) -> EventSettings:
@@ -89,103 +79,27 @@ class EventSettings:
         >>> from pathlib import Path
         >>> from orchestrator.event.sample import sample_config
         >>> settings = EventSettings.of(sample_config(Path("/tmp")), ("A", "B", "C", "D"))
-        >>> settings.rounds, settings.tc, settings.engines["A"].command
+        >>> settings.rounds, str(settings.tc), settings.engines["A"].command
         (2, '60+0.6', ('/usr/games/A',))
         """
-        section = config.tournament
-        adjudication = dataclasses.asdict(config.adjudication)
-        adjudication["tablebases"] = str(config.adjudication.tablebases or "")
         return cls(
-            name=section.name,
-            site=section.site,
-            players=players,
-            system=section.system,
-            system_options=dict(section.system_options),
-            phases=tuple(
-                {"rounds": p.rounds, "system": p.system, "system_options": dict(p.options)}
-                for p in section.phases
-            ),
-            teams=tuple(
-                {"name": team.name, "players": list(team.members)} for team in config.teams()
-            ),
-            format=section.format,
-            schedule=section.schedule,
-            cycles=section.cycles,
-            rounds=config.total_rounds(),
-            tc=str(section.tc),
-            timemargin=section.timemargin_ms,
-            concurrency=section.concurrency,
-            openings=str(section.openings or ""),
-            opening_order=section.opening_order,
-            random_seed=section.random_seed,
-            database=str(section.database),
-            pgn_dir=str(section.pgn_dir),
-            tiebreaks=section.tiebreaks,
-            strikes=section.strikes,
-            withdrawn_games=section.withdrawn_games,
-            live_dir=str(section.live_dir or ""),
-            pgn_comments=section.pgn_comments,
-            adjudication=adjudication,
-            engines={
-                e.name: EngineSettings(e.command, e.protocol, dict(e.options))
-                for e in config.engines
-            },
+            **msgspec.structs.asdict(config.tournament)
+            | {
+                "rounds": config.total_rounds(),
+                "players": players,
+                "teams": config.teams(),
+                "adjudication": config.adjudication,
+                "engines": {e.name: e.settings for e in config.engines},
+            }
         )
-
-    def rules(self) -> Adjudication:
-        """The adjudication rules, as the config gave them.
-
-        >>> EventSettings(name="E", players=(), rounds=1).rules() == Adjudication()
-        True
-        """
-        if not self.adjudication:
-            return Adjudication()
-        data = dict(self.adjudication)
-        win, draw = data.pop("win", None), data.pop("draw", None)
-        tablebases = data.pop("tablebases", "")
-        known = {f.name for f in dataclasses.fields(Adjudication)}
-        return Adjudication(
-            win=None if win is None else WinRule(**win),
-            draw=None if draw is None else DrawRule(**draw),
-            tablebases=Path(tablebases) if tablebases else None,
-            **{k: v for k, v in data.items() if k in known},
-        )
-
-    def team_list(self) -> tuple[Team, ...]:
-        """A team Swiss's teams, seed 1 first (none for any other system).
-
-        >>> EventSettings(name="E", players=("a", "b"), rounds=1,
-        ...               teams=({"name": "T", "players": ["a", "b"]},)).team_list()
-        (Team(name='T', members=('a', 'b')),)
-        """
-        return tuple(Team(t["name"], tuple(t["players"])) for t in self.teams)
-
-    @property
-    def games_per_pair(self) -> int:
-        """Games each pair plays in a round.
-
-        >>> EventSettings(name="E", players=(), rounds=1, format="single").games_per_pair
-        1
-        """
-        return 2 if self.format == "double" else 1
 
     def to_json(self) -> str:
         """The stored form: JSON with sorted keys.
 
         >>> EventSettings(name="E", players=("A", "B"), rounds=1).to_json()[:40]
-        '{"adjudication": {}, "concurrency": 1, "'
+        '{"adjudication": {"draw": {"from_move": '
         """
-        return json.dumps(self._plain(), sort_keys=True)
-
-    def _plain(self) -> dict[str, Any]:
-        plain = dataclasses.asdict(self)
-        plain["players"] = list(self.players)
-        plain["tiebreaks"] = list(self.tiebreaks)
-        plain["engines"] = {
-            name: {"command": list(e.command), "protocol": e.protocol, "options": e.options}
-            for name, e in self.engines.items()
-        }
-        return plain
+        return json.dumps(to_builtins(self), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> EventSettings:
@@ -196,29 +110,59 @@ class EventSettings:
         'double'
         """
         data: dict[str, Any] = json.loads(text)
-        known = {f.name for f in dataclasses.fields(cls)}
-        plain = {k: v for k, v in data.items() if k in known}
-        plain["players"] = tuple(plain.get("players", ()))
-        plain["tiebreaks"] = tuple(plain.get("tiebreaks", TCEC_ORDER))
-        plain["phases"] = tuple(plain.get("phases", ()))
-        plain["teams"] = tuple(plain.get("teams", ()))
-        plain["engines"] = {
-            name: EngineSettings(tuple(e["command"]), e.get("protocol", "uci"), e["options"])
-            for name, e in cast(dict[str, Any], plain.get("engines", {})).items()
-        }
-        return cls(**plain)
+        for key in _EMPTY_IS_NONE:
+            if data.get(key) == "":
+                del data[key]
+        adjudication = data.get("adjudication")
+        if isinstance(adjudication, dict) and adjudication.get("tablebases") == "":
+            data["adjudication"] = {k: v for k, v in adjudication.items() if k != "tablebases"}
+        if data.get("phases") and data.get("system") not in (None, data["phases"][0]["system"]):
+            data["system"] = data["phases"][0]["system"]
+        try:
+            return convert(data, cls)
+        except SchemaError as exc:
+            raise OrchestratorError(f"the stored event's settings: {exc}") from None
 
     def changes(self, current: EventSettings) -> tuple[list[str], list[str]]:
         """(settings that may never change, settings that need --force) that differ
         between these stored settings and `current`.
 
         >>> stored = EventSettings(name="E", players=("A", "B"), rounds=3)
-        >>> now = dataclasses.replace(stored, rounds=5, concurrency=2, format="single")
+        >>> now = msgspec.structs.replace(stored, rounds=5, concurrency=2, format="single")
         >>> stored.changes(now)
         (['format'], ['rounds'])
         """
-        before, after = self._plain(), current._plain()
-        differ = sorted(k for k in before if before[k] != after[k])
+        before, after = to_builtins(self), to_builtins(current)
+        differ = sorted(k for k in before if before[k] != after.get(k))
         locked = [k for k in differ if k in LOCKED]
         forced = [k for k in differ if k not in LOCKED and k not in FREE]
         return locked, forced
+
+
+def pairing_rules(section: TournamentConfig) -> Rules:
+    """The rules that pair the event of `section` (settings or config): its own, with the
+    event's `random_seed` as the `seed` of every system that makes random choices and has
+    none of its own (the seed is stored with the event, so a round pairs the same way).
+
+    >>> section = TournamentConfig(system="random", random_seed=7)
+    >>> pairing_rules(section).system_options
+    {'seed': 7}
+    """
+
+    def seeded(system: str, options: Options) -> Options:
+        if lookup(system).seeded:
+            return options.with_default("seed", section.random_seed)
+        return options
+
+    phases = tuple(
+        Phase(p.rounds, p.system, seeded(p.system, p.system_options)) for p in section.phases
+    )
+    return Rules(
+        system=section.system if not phases else "swiss",
+        system_options=seeded(section.system, section.system_options) if not phases else Options(),
+        phases=phases,
+        rounds=section.rounds,
+        cycles=section.cycles,
+        format=section.format,
+        schedule=section.schedule,
+    )

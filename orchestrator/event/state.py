@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from orchestrator.config.model import Config
-from orchestrator.core.model import Game, Pairing, Phase, Player, Round, Tournament
-from orchestrator.core.openings import Opening, choose
-from orchestrator.core.pairing import OPTIONS
-from orchestrator.core.seeding import seed
-from orchestrator.event.settings import EventSettings
+from orchestrator.core.event.model import Game, Pairing, Player, Round, Tournament
+from orchestrator.core.event.seeding import seed
+from orchestrator.core.game.openings import Opening, choose
+from orchestrator.core.pairing import lookup
+from orchestrator.event.settings import EventSettings, pairing_rules
 from orchestrator.store.database import NewGame, RoundRow
 
 
@@ -29,7 +28,7 @@ def seeded_players(config: Config) -> tuple[Player, ...]:
     Player(name='A', seed=1, withdrawn_after=None)
     """
     section = config.tournament
-    if section.system == "team-swiss":  # team by team, board by board
+    if lookup(section.system).teams:  # team by team, board by board
         members = [name for team in config.teams() for name in team.members]
         return tuple(Player(name, i + 1) for i, name in enumerate(members))
     names = seed(
@@ -54,7 +53,7 @@ def tournament(
     round not yet over (what provisional standings count).
 
     >>> settings = EventSettings(name="E", players=("A", "B"), rounds=2, format="single")
-    >>> tournament(settings, [Player("A", 1), Player("B", 2)]).games_per_pair
+    >>> tournament(settings, [Player("A", 1), Player("B", 2)]).rules.games_per_pair
     1
     """
     return Tournament(
@@ -68,34 +67,9 @@ def tournament(
             for r in rounds
             if played or all(g.result for g in r.games)
         ),
-        format=settings.format,
-        schedule=settings.schedule,
-        system=settings.system,
-        cycles=settings.cycles,
-        options=seeded_options(settings.system, settings.system_options, settings.random_seed),
-        phases=tuple(
-            Phase(
-                p["rounds"],
-                p["system"],
-                seeded_options(p["system"], p.get("system_options", {}), settings.random_seed),
-            )
-            for p in settings.phases
-        ),
-        planned_rounds=settings.rounds,
-        teams=settings.team_list(),
+        rules=pairing_rules(settings),
+        teams=settings.teams,
     )
-
-
-def seeded_options(system: str, options: dict[str, Any], seed: int) -> dict[str, Any]:
-    """A system's options, with the event's `random_seed` as the `seed` of a system that
-    makes random choices and has none of its own (the seed is stored with the event).
-
-    >>> seeded_options("random", {}, 7), seeded_options("koth", {"repeats": 1}, 7)
-    ({'seed': 7}, {'repeats': 1})
-    """
-    if "seed" in OPTIONS.get(system, ()) and "seed" not in options:  # type: ignore[call-overload]
-        return {**options, "seed": seed}
-    return dict(options)
 
 
 def pair_numbers(games: Sequence[Game], first: int) -> list[int]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
-from orchestrator.core.gamerecord import GameRecord
+from orchestrator.core.game.record import GameRecord
 from orchestrator.game.game import GameSpec, OnMove
 
 #: called once a game runs on its host, with the host's name

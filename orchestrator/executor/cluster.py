@@ -30,7 +30,7 @@ from distributed.client import FutureCancelledError
 from distributed.security import Security
 
 from orchestrator.config.model import Config, EngineConfig
-from orchestrator.core.gamerecord import GameRecord
+from orchestrator.core.game.record import GameRecord
 from orchestrator.engines.adapter import DaemonFault
 from orchestrator.executor.base import HostFault, OnStart
 from orchestrator.executor.worker import check_engine, move_from_wire, run_game
@@ -47,8 +47,8 @@ CANCEL_S = 5.0  # how long cancelling a task may take before it is left to the s
 def resources(*engines: EngineConfig) -> dict[str, float]:
     """What a game needs of its host: a game slot, and its engines' requirements.
 
-    >>> gpu = EngineConfig("Lc0", ("lc0",), requires={"gpu": 1})
-    >>> resources(gpu, EngineConfig("SF", ("stockfish",)))
+    >>> gpu = EngineConfig(name="Lc0", command=("lc0",), requires={"gpu": 1})
+    >>> resources(gpu, EngineConfig(name="SF", command=("stockfish",)))
     {'game': 1.0, 'gpu': 1.0}
     >>> resources(gpu, gpu)
     {'game': 1.0, 'gpu': 2.0}

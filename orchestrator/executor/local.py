@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orchestrator.core.gamerecord import GameRecord
+from orchestrator.core.game.record import GameRecord
 from orchestrator.engines.pool import EnginePool
 from orchestrator.executor.base import OnStart
 from orchestrator.game.game import GameSpec, OnMove, play_game

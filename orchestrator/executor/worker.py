@@ -23,7 +23,7 @@ from distributed import get_worker
 from distributed.worker import Worker
 
 from orchestrator.config.model import Config, ConfigError, EngineConfig
-from orchestrator.core.gamerecord import Cp, GameRecord, Mate, MoveRecord
+from orchestrator.core.game.record import Cp, GameRecord, Mate, MoveRecord
 from orchestrator.engines.pool import EnginePool
 from orchestrator.engines.probe import probe
 from orchestrator.game.game import GameSpec, OnMove, play_game

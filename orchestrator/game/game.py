@@ -18,8 +18,16 @@ import chess.engine
 import chess.syzygy
 
 from orchestrator.config.model import EngineConfig
-from orchestrator.core.adjudication import Adjudication, Adjudicator, Verdict, tablebase_verdict
-from orchestrator.core.gamerecord import (
+from orchestrator.core.event.model import Result
+from orchestrator.core.game.adjudication import (
+    Adjudication,
+    Adjudicator,
+    Verdict,
+    tablebase_verdict,
+)
+from orchestrator.core.game.clock import Clock, TimeControl
+from orchestrator.core.game.openings import Opening
+from orchestrator.core.game.record import (
     Cp,
     Fault,
     FaultKind,
@@ -28,9 +36,6 @@ from orchestrator.core.gamerecord import (
     Score,
     Termination,
 )
-from orchestrator.core.model import Result
-from orchestrator.core.openings import Opening
-from orchestrator.core.timecontrol import Clock, TimeControl
 from orchestrator.engines.adapter import MAX_LINE, Engine, EngineFault
 from orchestrator.engines.pool import EnginePool
 

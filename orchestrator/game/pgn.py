@@ -10,11 +10,11 @@ from typing import Any, Literal
 import chess
 import chess.pgn
 
-from orchestrator.core.adjudication import Adjudication
-from orchestrator.core.gamerecord import GameRecord, Termination
-from orchestrator.core.model import Result
-from orchestrator.core.tcec import annotate
-from orchestrator.core.timecontrol import TimeControl
+from orchestrator.core.event.model import Result
+from orchestrator.core.game.adjudication import Adjudication
+from orchestrator.core.game.clock import TimeControl
+from orchestrator.core.game.fields import annotate
+from orchestrator.core.game.record import GameRecord, Termination
 
 #: the per-move PGN comments: cutechess's, or TCEC's fields
 CommentStyle = Literal["cutechess", "tcec"]
@@ -48,7 +48,7 @@ def to_pgn(
     fields (`core/tcec.py`, whose countdowns follow the adjudication `rules`).
 
     >>> from datetime import datetime, UTC
-    >>> from orchestrator.core.gamerecord import Cp, MoveRecord
+    >>> from orchestrator.core.game.record import Cp, MoveRecord
     >>> moves = (MoveRecord("e2e4", "e4", book=True),
     ...          MoveRecord("e7e5", "e5", score=Cp(-20), depth=12, time_ms=1500,
     ...                     clock_ms=58500, pv=("e7e5", "g1f3")))

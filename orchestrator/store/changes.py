@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from orchestrator.core.model import Result
+from orchestrator.core.event.model import Result
 from orchestrator.store.database import Change, now
 
 

@@ -20,9 +20,9 @@ from typing import Any, cast
 import aiosqlite
 
 from orchestrator.core.errors import OrchestratorError
-from orchestrator.core.gamerecord import Fault, GameRecord, MoveRecord
-from orchestrator.core.model import Player, Result
-from orchestrator.core.openings import Opening
+from orchestrator.core.event.model import Player, Result
+from orchestrator.core.game.openings import Opening
+from orchestrator.core.game.record import Fault, GameRecord, MoveRecord
 from orchestrator.store.schema import MIGRATIONS, VERSION
 
 #: one statement of a change applied with a control: SQL and its parameters

@@ -22,8 +22,7 @@ import chess
 import chess.svg
 from aiohttp import web
 
-from orchestrator.core.standings import scores_by_round
-from orchestrator.core.timecontrol import TimeControl
+from orchestrator.core.event.standings import scores_by_round
 from orchestrator.event.audit import audit_log
 from orchestrator.event.export import crosstable, event_pgn, round_pgn, slug
 from orchestrator.event.live import crosstable_json
@@ -104,7 +103,7 @@ async def _game(request: web.Request) -> dict[str, Any]:
     data["pgn"] = game.pgn
     data["event"] = view.name
     data |= board_json(view.tournament.teams, game.white, game.black)
-    tc = TimeControl.parse(view.settings.tc)
+    tc = view.settings.tc
     data["clock_start_ms"] = tc.base_ms if tc.kind == "clock" else None
     return data
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import chess
 
-from orchestrator.core.adjudication import Adjudication, Adjudicator
-from orchestrator.core.gamerecord import MoveRecord, Score
+from orchestrator.core.game.adjudication import Adjudication, Adjudicator
+from orchestrator.core.game.record import MoveRecord, Score
 
 #: a countdown of a rule that is off
 OFF = -1000
@@ -28,7 +28,7 @@ OFF = -1000
 def white_view(score: Score | None, white_moved: bool) -> str:
     """The `wv` field: a score from White's side, in pawns.
 
-    >>> from orchestrator.core.gamerecord import Cp, Mate
+    >>> from orchestrator.core.game.record import Cp, Mate
     >>> white_view(Cp(35), True), white_view(Cp(35), False), white_view(Mate(3), False)
     ('0.35', '-0.35', '-M3')
     """
@@ -74,7 +74,7 @@ class Annotated:
     def comment(self) -> str:
         """The TCEC-style PGN comment: `book`, or `d=.., sd=.., ...`.
 
-        >>> from orchestrator.core.gamerecord import Cp
+        >>> from orchestrator.core.game.record import Cp
         >>> move = MoveRecord("e2e4", "e4", score=Cp(20), depth=9, pv=("e2e4", "e7e5"))
         >>> [a.comment() for a in annotate(chess.Board(), [move], Adjudication())]
         ['d=9, sd=, mt=0, tl=, s=, n=, pv=e4 e5, tb=, h=, wv=0.20, R50=50, Rd=-11, Rr=-11']
@@ -97,7 +97,7 @@ def _countdown(streak: int, plies: int | None) -> int:
 class Annotator:
     """Annotates a game one ply at a time (a live game), as `annotate` does a whole one.
 
-    >>> from orchestrator.core.gamerecord import Cp
+    >>> from orchestrator.core.game.record import Cp
     >>> annotator = Annotator(chess.Board(), Adjudication())
     >>> annotator.add(MoveRecord("e2e4", "e4", score=Cp(30))).fields["wv"]
     '0.30'
@@ -150,8 +150,8 @@ def annotate(
     """Replay `moves` from `start` through the adjudication `rules`, yielding each ply with
     its TCEC fields.
 
-    >>> from orchestrator.core.gamerecord import Cp
-    >>> from orchestrator.core.adjudication import DrawRule
+    >>> from orchestrator.core.game.record import Cp
+    >>> from orchestrator.core.game.adjudication import DrawRule
     >>> rules = Adjudication(win=None, draw=DrawRule(from_move=1, plies=4, score=0.5))
     >>> moves = [MoveRecord("g1f3", "Nf3", score=Cp(10), time_ms=900, clock_ms=9100,
     ...                     nodes=5000, nps=5555, tbhits=0, hashfull=123),

@@ -1,6 +1,6 @@
-"""The team Swiss (seeds/000, FlexChess): teams of engines, each engine on a fixed board,
-paired as teams by the TCEC Swiss rules, with "games" read as "matches" and "white" and
-"black" as Team 1 and Team 2.
+"""The team Swiss (docs/systems/team-swiss.md, FlexChess): teams of engines, each engine
+on a fixed board, paired as teams by the TCEC Swiss rules, with "games" read as "matches"
+and "white" and "black" as Team 1 and Team 2.
 
 A match is one game per board, board 1 against board 1 and so on down.  Team 1 has White on
 boards 1, 4, 5, 8, 9, 12, ... and Team 2 on boards 2, 3, 6, 7, 10, 11, ...; a double round
@@ -20,17 +20,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from itertools import groupby
 
-from orchestrator.core.model import (
+from orchestrator.core.event.model import (
     Game,
-    Pairing,
     Player,
     Result,
     Round,
+    Rules,
     StateError,
     Team,
     Tournament,
 )
-from orchestrator.core.swiss import pair_swiss
+from orchestrator.core.pairing.registry import NO_OPTIONS, Draft, NoOptions, System, lookup
+from orchestrator.core.pairing.swiss import pair_swiss
 
 #: match points for a won, drawn and lost match
 MATCH_POINTS = (2.0, 1.0, 0.0)
@@ -178,7 +179,7 @@ def team_tournament(t: Tournament) -> Tournament:
 
     >>> teams = (Team("A", ("a",)), Team("B", ("b",)))
     >>> t = Tournament((Player("a", 1), Player("b", 2)), (Round(1, (Game("b", "a", "1-0"),)),),
-    ...                teams=teams, system="team-swiss")
+    ...                teams=teams, rules=Rules(system="team-swiss"))
     >>> team_tournament(t).rounds[0].games
     (Game(white='B', black='A', result='1-0', forfeit=False),)
     """
@@ -196,28 +197,28 @@ def team_tournament(t: Tournament) -> Tournament:
             if m.complete()
         )
         rounds.append(Round(rnd.number, games, rnd.bye))
-    return Tournament(
-        tuple(players), tuple(rounds), t.format, t.schedule, "swiss", planned_rounds=None
-    )
+    rules = Rules(format=t.rules.format, schedule=t.rules.schedule)
+    return Tournament(tuple(players), tuple(rounds), rules)
 
 
-def pair_team_swiss(t: Tournament) -> Pairing:
-    """The next round of a team Swiss: the teams paired by the TCEC Swiss rules, each match
-    then played board by board in the pairing's playing order.
+def pair_team_swiss(t: Tournament, options: NoOptions = NO_OPTIONS) -> Draft:
+    """The first leg of the next round of a team Swiss: the teams paired by the TCEC Swiss
+    rules, each match then played board by board in the pairing's playing order (a match
+    is one unit: a double round plays it again, whole).
 
     >>> teams = tuple(Team(n, (f"{n}1", f"{n}2")) for n in "ABCD")
     >>> players = tuple(Player(n, i) for i, n in enumerate(
     ...     [m for team in teams for m in team.members], 1))
-    >>> pairing = pair_team_swiss(Tournament(players, teams=teams))
-    >>> [(g.white, g.black) for g in pairing.games]
+    >>> draft = pair_team_swiss(Tournament(players, teams=teams))
+    >>> [(g.white, g.black) for g in draft.games()]
     [('D1', 'C1'), ('C2', 'D2'), ('B1', 'A1'), ('A2', 'B2')]
     """
     if not t.teams:
         raise StateError("a team Swiss needs its teams")
     team = {x.name: x for x in t.teams}
     paired = pair_swiss(team_tournament(t))
-    games = tuple(g for m in paired.games for g in match_games(team[m.white], team[m.black]))
-    return Pairing(paired.round, games, paired.bye, paired.dropped_rounds)
+    units = tuple(match_games(team[m.white], team[m.black]) for m in paired.games())
+    return Draft(units, paired.bye, paired.dropped_rounds)
 
 
 @dataclass
@@ -265,8 +266,8 @@ def team_standings(t: Tournament) -> list[TeamLine]:
         if rnd.bye is not None and rnd.bye in lines:
             line = lines[rnd.bye]
             line.byes += 1
-            line.match_points += MATCH_POINTS[0] * t.games_per_pair
-            line.board_points += len(t.teams[0].members) * t.games_per_pair
+            line.match_points += MATCH_POINTS[0] * t.rules.games_per_pair
+            line.board_points += len(t.teams[0].members) * t.rules.games_per_pair
     ranked = sorted(lines.values(), key=lambda x: (-x.match_points, -x.board_points, x.seed))
     done = 0
     for _, group in groupby(ranked, key=lambda x: (x.match_points, x.board_points)):
@@ -283,35 +284,46 @@ def check_teams(t: Tournament) -> None:
 
     >>> players = (Player("a", 1), Player("b", 2), Player("c", 3))
     >>> teams = (Team("A", ("a",)), Team("B", ("b", "c")))
-    >>> check_teams(Tournament(players, system="team-swiss", teams=teams))
+    >>> check_teams(Tournament(players, rules=Rules(system="team-swiss"), teams=teams))
     Traceback (most recent call last):
     ...
-    orchestrator.core.model.StateError: team 'B' has 2 players, team 'A' 1: every team needs ...
+    orchestrator.core.event.model.StateError: team 'B' has 2 players, team 'A' 1: every team ...
     """
-    if t.system != "team-swiss":
-        raise StateError(f"'teams' are for a team Swiss (system team-swiss), not {t.system}")
-    if len(t.teams) < 2:
-        raise StateError("a team Swiss needs at least two teams")
-    players = {p.name for p in t.players}
+    if not lookup(t.rules.system).teams:
+        raise StateError(f"'teams' are for a team Swiss (system team-swiss), not {t.rules.system}")
+    players = [p.name for p in t.players]
     placed: dict[str, str] = {}
     for team in t.teams:
         if not team.name or team.name in players:
-            raise StateError(f"team name {team.name!r} is empty or a player's name")
-        if not team.members:
-            raise StateError(f"team {team.name!r} has no players")
-        if len(team.members) != len(t.teams[0].members):
-            raise StateError(
-                f"team {team.name!r} has {len(team.members)} players, team "
-                f"{t.teams[0].name!r} {len(t.teams[0].members)}: every team needs the same number"
-            )
+            raise StateError(f"team {team.name!r}: a team needs a name that is no player's")
         for name in team.members:
             if name not in players:
                 raise StateError(f"team {team.name!r}: unknown player {name!r}")
             if name in placed:
                 raise StateError(f"player {name!r} is in team {placed[name]!r} and {team.name!r}")
             placed[name] = team.name
+    if len(t.teams) < 2:
+        raise StateError("a team Swiss needs at least two teams")
+    left = [name for name in players if name not in placed]
+    if left:
+        raise StateError(f"{left[0]!r} is in no team (a team Swiss puts every player in a team)")
     if len({team.name for team in t.teams}) != len(t.teams):
         raise StateError("two teams have the same name")
-    left = sorted(players - set(placed))
-    if left:
-        raise StateError(f"player {left[0]!r} is in no team")
+    first = t.teams[0]
+    for team in t.teams:
+        if len(team.members) != len(first.members):
+            raise StateError(
+                f"team {team.name!r} has {len(team.members)} players, team {first.name!r} "
+                f"{len(first.members)}: every team needs the same number"
+            )
+
+
+TEAM_SWISS = System(
+    "team-swiss",
+    "the team Swiss: teams of engines on fixed boards, paired as teams by the TCEC rules",
+    pair_team_swiss,
+    noun="a team Swiss",
+    phase=False,
+    unfixable="a team Swiss pairs whole teams: its games cannot be fixed one by one",
+    teams=True,
+)

@@ -14,33 +14,41 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
-from orchestrator.core.gamerecord import Score, score_pawns
-from orchestrator.core.model import Result
+import msgspec
 
+from orchestrator.core.event.model import Result
+from orchestrator.core.game.record import Score, score_pawns
 
-@dataclass(frozen=True)
-class WinRule:
-    plies: int = 10
-    score: float = 10.0
-
-
-@dataclass(frozen=True)
-class DrawRule:
-    from_move: int = 35
-    plies: int = 10
-    score: float = 0.15
+Plies = Annotated[int, msgspec.Meta(ge=1, description="an integer >= 1")]
+Pawns = Annotated[float, msgspec.Meta(ge=0, lt=1e9, description="a finite number >= 0")]
 
 
-@dataclass(frozen=True)
-class Adjudication:
-    """The adjudication rules of an event; TCEC's by default. None turns a rule off."""
+class WinRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Both engines score at least `score` pawns for one side for `plies` plies."""
+
+    plies: Plies = 10
+    score: Pawns = 10.0
+
+
+class DrawRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """From move `from_move`, both engines within +-`score` for `plies` quiet plies."""
+
+    from_move: Plies = 35
+    plies: Plies = 10
+    score: Pawns = 0.15
+
+
+class Adjudication(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The adjudication rules of an event (`[adjudication]`); TCEC's by default.  None turns
+    a rule off (`false` in engines.toml)."""
 
     win: WinRule | None = WinRule()
     draw: DrawRule | None = DrawRule()
     tablebases: Path | None = None
-    tb_pieces: int = 6
-    max_moves: int = 0  # 0 = no limit
+    tb_pieces: Annotated[int, msgspec.Meta(ge=3, description="an integer >= 3")] = 6
+    max_moves: Annotated[int, msgspec.Meta(ge=0, description="an integer >= 0")] = 0  # 0: none
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +78,7 @@ class Adjudicator:
         `fullmove` is the move number of the ply, `zeroing` whether it captured or moved a
         pawn, `moves_played` the full moves completed after it.
 
-        >>> from orchestrator.core.gamerecord import Cp
+        >>> from orchestrator.core.game.record import Cp
         >>> judge = Adjudicator(Adjudication(win=WinRule(plies=2), draw=None))
         >>> judge.after_ply(white_moved=True, score=Cp(1200), fullmove=40, zeroing=False,
         ...                 moves_played=39)

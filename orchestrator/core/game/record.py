@@ -8,7 +8,7 @@ from typing import Literal
 
 from chess.engine import Cp, Mate, Score
 
-from orchestrator.core.model import Result
+from orchestrator.core.event.model import Result
 
 __all__ = ["Cp", "Fault", "GameRecord", "Mate", "MoveRecord", "Score", "score_pawns"]
 

@@ -41,13 +41,35 @@ def _seconds_ms(text: str) -> int:
     return round(value)
 
 
-@dataclass(frozen=True, slots=True)
 class TimeControl:
-    kind: Kind
-    base_ms: int = 0
-    inc_ms: int = 0
-    moves: int = 0  # moves per session; 0 = the whole game
-    limit: int = 0  # ms per move (movetime), nodes, or depth
+    """A time control.  Written and read as its text (`str`, `parse`): it is one value in
+    `engines.toml`, the stored settings and the PGN, never a table of fields."""
+
+    __slots__ = ("base_ms", "inc_ms", "kind", "limit", "moves")
+
+    def __init__(
+        self, kind: Kind, base_ms: int = 0, inc_ms: int = 0, moves: int = 0, limit: int = 0
+    ) -> None:
+        self.kind = kind
+        self.base_ms = base_ms
+        self.inc_ms = inc_ms
+        self.moves = moves  # moves per session; 0 = the whole game
+        self.limit = limit  # ms per move (movetime), nodes, or depth
+
+    def _key(self) -> tuple[str, int, int, int, int]:
+        return (self.kind, self.base_ms, self.inc_ms, self.moves, self.limit)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TimeControl) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (
+            f"TimeControl(kind={self.kind!r}, base_ms={self.base_ms}, inc_ms={self.inc_ms}, "
+            f"moves={self.moves}, limit={self.limit})"
+        )
 
     @classmethod
     def parse(cls, text: str) -> TimeControl:

@@ -10,7 +10,8 @@ colours.  Seed k is Berger number k.
 
 from __future__ import annotations
 
-from orchestrator.core.model import Game, Pairing, StateError, Tournament
+from orchestrator.core.event.model import Game, StateError, Tournament
+from orchestrator.core.pairing.registry import NO_OPTIONS, Draft, NoOptions, System
 
 
 def berger_round(n: int, r: int) -> list[tuple[int, int]]:
@@ -50,23 +51,24 @@ def total_rounds(players: int, cycles: int) -> int:
     return rounds_in_cycle(players) * cycles
 
 
-def pair_round_robin(t: Tournament) -> Pairing:
+def pair_round_robin(t: Tournament, options: NoOptions = NO_OPTIONS) -> Draft:
     """The next round of the Berger table, cycles repeating with colours reversed; a
     `StateError` when every round has been played.  A withdrawn player's games (and BYE)
     are left out of the rounds after its withdrawal: its opponents have a free round.
 
-    >>> from orchestrator.core.model import Player
+    >>> from orchestrator.core.event.model import Player, Rules
     >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABC", 1))
-    >>> pairing = pair_round_robin(Tournament(players, system="round-robin"))
-    >>> [(g.white, g.black) for g in pairing.games], pairing.bye
+    >>> draft = pair_round_robin(Tournament(players, rules=Rules(system="round-robin")))
+    >>> [(g.white, g.black) for g in draft.games()], draft.bye
     ([('B', 'C')], 'A')
     """
     seeded = [p.name for p in t.by_seed()]
     n = len(seeded) + len(seeded) % 2
     per_cycle = n - 1
     done = len(t.rounds)
-    if done >= per_cycle * t.cycles:
-        raise StateError(f"all {per_cycle * t.cycles} rounds of the round robin are played")
+    cycles = t.rules.cycles
+    if done >= per_cycle * cycles:
+        raise StateError(f"all {per_cycle * cycles} rounds of the round robin are played")
     cycle, r = divmod(done, per_cycle)
     bye = None
     games: list[Game] = []
@@ -75,12 +77,19 @@ def pair_round_robin(t: Tournament) -> Pairing:
             bye = seeded[min(white, black) - 1]
             continue
         w, b = seeded[white - 1], seeded[black - 1]
-        first = Game(b, w) if cycle % 2 else Game(w, b)
-        games.append(first)
-        if t.format == "double" and t.schedule == "pairs":
-            games.append(Game(first.black, first.white))
-    if t.format == "double" and t.schedule == "legs":
-        games += [Game(g.black, g.white) for g in games]
+        games.append(Game(b, w) if cycle % 2 else Game(w, b))
     playing = {p.name for p in t.players if p.plays_in(done + 1)}
     games = [g for g in games if g.white in playing and g.black in playing]
-    return Pairing(done + 1, tuple(games), bye if bye in playing else None)
+    return Draft.of_games(games, bye if bye in playing else None)
+
+
+ROUND_ROBIN = System(
+    "round-robin",
+    "Berger tables, `cycles` times",
+    pair_round_robin,
+    noun="a round robin",
+    default_rounds=total_rounds,
+    max_rounds=total_rounds,
+    phase=False,
+    unfixable="a round robin's pairings are its table: none can be fixed",
+)

@@ -13,10 +13,12 @@ not BYEs.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Literal
 
-from orchestrator.core.model import Tournament
+import msgspec
+
+from orchestrator.core.event.model import Tournament
 
 Tiebreak = Literal["sb", "wins", "black", "direct", "buchholz", "median-buchholz"]
 TIEBREAKS: dict[Tiebreak, str] = {
@@ -52,7 +54,7 @@ class Line:
 def tally(tournament: Tournament) -> dict[str, Line]:
     """Score, results and BYEs of every player over the finished games of `tournament`.
 
-    >>> from orchestrator.core.model import Game, Player, Round
+    >>> from orchestrator.core.event.model import Game, Player, Round
     >>> players = (Player("A", 1), Player("B", 2), Player("C", 3))
     >>> t = Tournament(players, (Round(1, (Game("A", "B", "1/2-1/2"),), bye="C"),))
     >>> {name: (line.score, line.byes) for name, line in tally(t).items()}
@@ -76,21 +78,21 @@ def tally(tournament: Tournament) -> dict[str, Line]:
             lines[g.black].black += not g.forfeit  # a forfeit gives no colour
         for name in t.bye_players(rnd.bye) if rnd.bye is not None else ():
             lines[name].byes += 1  # a team's BYE: each of its players wins its board
-            lines[name].score += t.games_per_pair
+            lines[name].score += t.rules.games_per_pair
     return lines
 
 
 def scores_by_round(tournament: Tournament) -> dict[str, list[float]]:
     """Each player's score after each round, as `tally` counts it.
 
-    >>> from orchestrator.core.model import Game, Player, Round
+    >>> from orchestrator.core.event.model import Game, Player, Round
     >>> rounds = (Round(1, (Game("A", "B", "1-0"),)), Round(2, (Game("B", "A", "1-0"),)))
     >>> scores_by_round(Tournament((Player("A", 1), Player("B", 2)), rounds))
     {'A': [1.0, 1.0], 'B': [0.0, 1.0]}
     """
     series: dict[str, list[float]] = {p.name: [] for p in tournament.players}
     for done in range(1, len(tournament.rounds) + 1):
-        lines = tally(replace(tournament, rounds=tournament.rounds[:done]))
+        lines = tally(msgspec.structs.replace(tournament, rounds=tournament.rounds[:done]))
         for name, line in lines.items():
             series[name].append(line.score)
     return series
@@ -136,7 +138,7 @@ def _stored(tb: Tiebreak) -> Callable[[list[Line]], dict[str, float]]:
 def standings(t: Tournament, order: Sequence[Tiebreak] = TCEC_ORDER) -> list[Line]:
     """The standings of `t`, best first, with `place` and the chosen tiebreak values set.
 
-    >>> from orchestrator.core.model import Game, Player, Round
+    >>> from orchestrator.core.event.model import Game, Player, Round
     >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABC", 1))
     >>> games = (Game("C", "A", "1-0"), Game("B", "C", "1/2-1/2"), Game("A", "B", "1/2-1/2"))
     >>> t = Tournament(players, (Round(1, games),))

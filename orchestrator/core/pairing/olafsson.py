@@ -1,4 +1,4 @@
-"""Ólafsson's weighted-matching Swiss (seeds/002, the FIDE 1985 Swiss rules).
+"""Ólafsson's weighted-matching Swiss (docs/systems/olafsson.md, the FIDE 1985 Swiss rules).
 
 Scores count 2 for a win and 1 for a draw, so after R rounds the score groups are 0..2R
 and the median group is R.  Groups are paired top-down to just above the median, then
@@ -17,12 +17,10 @@ last colour pay the colour penalty with P = 0.  Colours follow the FIDE 1985 art
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-import networkx as nx
-
-from orchestrator.core.model import WHITE_POINTS, Game, Pairing, StateError, Tournament
+from orchestrator.core.event.model import WHITE_POINTS, Game, StateError, Tournament
+from orchestrator.core.pairing.registry import NO_OPTIONS, Draft, NoOptions, System
 
 C1, C2, C3, C4, C5 = 25, 500, 10, 25, 8
 BIG = 1_000_000_000
@@ -77,7 +75,7 @@ def _field(t: Tournament, number: int) -> list[_Player]:
                 if g.black in players:
                     players[g.black].met.add(g.white)
         if rnd.bye in players:
-            players[rnd.bye].score += 2 * t.games_per_pair
+            players[rnd.bye].score += 2 * t.rules.games_per_pair
             players[rnd.bye].byes += 1
     return sorted(players.values(), key=lambda p: p.rank)
 
@@ -102,6 +100,8 @@ def _match(
     """Pair one group: (pairs, the players left unpaired)."""
     everyone = floaters + members
     m, size = len(floaters), len(everyone)
+    import networkx as nx  # slow to import: only for the systems that need it
+
     graph = nx.Graph()
     graph.add_nodes_from(range(size))
     for x in range(size):
@@ -191,12 +191,12 @@ def _pair_groups(field: list[_Player], rounds: int) -> list[tuple[_Player, _Play
     return pairs
 
 
-def pair_olafsson(t: Tournament, options: Mapping[str, object]) -> Pairing:
-    """The next round by Ólafsson's weighted-matching Swiss.
+def pair_olafsson(t: Tournament, options: NoOptions = NO_OPTIONS) -> Draft:
+    """The first leg of the next round by Ólafsson's weighted-matching Swiss.
 
-    >>> from orchestrator.core.model import Player
+    >>> from orchestrator.core.event.model import Player
     >>> players = tuple(Player(n, s) for s, n in enumerate("ABCDEF", 1))
-    >>> [(g.white, g.black) for g in pair_olafsson(Tournament(players), {}).games]
+    >>> [(g.white, g.black) for g in pair_olafsson(Tournament(players)).games()]
     [('C', 'F'), ('E', 'B'), ('A', 'D')]
     """
     number = len(t.rounds) + 1
@@ -220,11 +220,12 @@ def pair_olafsson(t: Tournament, options: Mapping[str, object]) -> Pairing:
             key=lambda pair: min((-pair[0].score, pair[0].rank), (-pair[1].score, pair[1].rank))
         )
     games = [Game(w.name, b.name) for w, b in reversed(ordered)]  # worst first
-    if t.format == "double":
-        again = [Game(g.black, g.white) for g in games]
-        games = (
-            games + again
-            if t.schedule == "legs"
-            else [g for pair in zip(games, again, strict=True) for g in pair]
-        )
-    return Pairing(number, tuple(games), bye.name if bye else None)
+    return Draft.of_games(games, bye.name if bye else None)
+
+
+OLAFSSON = System(
+    "olafsson",
+    "Ólafsson's weighted-matching Swiss (FIDE 1985)",
+    pair_olafsson,
+    noun="an Ólafsson Swiss",
+)

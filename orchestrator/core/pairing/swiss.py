@@ -1,4 +1,4 @@
-"""The TCEC Swiss pairing rules (seeds/001, SPEC.md section 3) as a pure function.
+"""The TCEC Swiss pairing rules (docs/systems/swiss.md) as a pure function.
 
 `pair_swiss(t)` pairs round ``len(t.rounds) + 1`` from the results stored in `t`:
 
@@ -8,7 +8,7 @@
    while the rest has no perfect matching, the earliest history round is removed for good;
 4. greedy: the first unpaired player takes the highest-ranked allowed partner that leaves a
    perfect matching for the rest;
-5. colours, and the worst-first playing order (double rounds per `schedule`).
+5. colours, and the worst-first playing order (the registry makes the double rounds).
 
 Removals are permanent, so the number removed before each past round is recomputed by
 replaying the stored rounds; each stored round is normally its own proof of viability, so
@@ -19,18 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import networkx as nx
-
-from orchestrator.core.matching import PerfectMatching, bits
-from orchestrator.core.model import (
-    Format,
-    Game,
-    Pairing,
-    Round,
-    Schedule,
-    StateError,
-    Tournament,
-)
+from orchestrator.core.event.model import Format, Game, Round, StateError, Tournament
+from orchestrator.core.pairing.matching import PerfectMatching, bits
+from orchestrator.core.pairing.registry import NO_OPTIONS, Draft, NoOptions, System
 
 
 @dataclass
@@ -50,7 +41,7 @@ class SwissState:
     def start(cls, t: Tournament) -> SwissState:
         """The state before the first round: everyone on zero.
 
-        >>> from orchestrator.core.model import Player
+        >>> from orchestrator.core.event.model import Player
         >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABCD", 1))
         >>> SwissState.start(Tournament(players)).score
         [0.0, 0.0, 0.0, 0.0]
@@ -94,7 +85,7 @@ class SwissState:
     def apply(self, rnd: Round, index: dict[str, int], games_per_pair: int) -> None:
         """Take in a played round: scores, colour differences (WGD), BYEs, encounters.
 
-        >>> from orchestrator.core.model import Game
+        >>> from orchestrator.core.event.model import Game
         >>> state = SwissState(list("ABC"), [0.0] * 3, [0] * 3, [0] * 3)
         >>> state.apply(Round(1, (Game("A", "B", "1-0"),), bye="C"), {"A": 0, "B": 1, "C": 2}, 1)
         >>> state.score, state.wgd, state.byes
@@ -124,9 +115,9 @@ class SwissState:
 def replay(t: Tournament) -> SwissState:
     """The state after every stored round, with the encounter-history removals they needed.
 
-    >>> from orchestrator.core.model import Player
+    >>> from orchestrator.core.event.model import Player
     >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABCD", 1))
-    >>> from orchestrator.core.simulation import simulate
+    >>> from orchestrator.core.event.simulation import simulate
     >>> played = simulate(Tournament(players), 2).tournament
     >>> state = replay(played)
     >>> len(state.partners), state.dropped
@@ -136,7 +127,7 @@ def replay(t: Tournament) -> SwissState:
     index = {name: i for i, name in enumerate(state.names)}
     for rnd in t.rounds:
         state.dropped = _dropped_before(state, rnd, index)
-        state.apply(rnd, index, t.games_per_pair)
+        state.apply(rnd, index, t.rules.games_per_pair)
     return state
 
 
@@ -184,6 +175,8 @@ def _viable(state: SwissState, order: list[int], met: list[int]) -> PerfectMatch
     found = PerfectMatching.find(adjacency, alive)
     if found is not None:
         return found
+    import networkx as nx  # only to confirm that no pairing exists: rare, and slow to import
+
     graph = nx.Graph()
     graph.add_nodes_from(range(len(order)))
     graph.add_edges_from((v, u) for v in range(len(order)) for u in bits(adjacency[v]) if u > v)
@@ -210,25 +203,25 @@ def choose_bye(state: SwissState, order: list[int]) -> int | None:
     return next(i for i in reversed(order) if state.byes[i] == fewest)
 
 
-def pair_swiss(t: Tournament) -> Pairing:
-    """Pair the next round of a Swiss event by the TCEC rules.
+def pair_swiss(t: Tournament, options: NoOptions = NO_OPTIONS) -> Draft:
+    """The first leg of the next round of a Swiss event by the TCEC rules.
 
-    >>> from orchestrator.core.model import Player
+    >>> from orchestrator.core.event.model import Player, Rules
     >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABCD", 1))
-    >>> pairing = pair_swiss(Tournament(players, format="double"))
-    >>> [(g.white, g.black) for g in pairing.games]
-    [('D', 'C'), ('B', 'A'), ('C', 'D'), ('A', 'B')]
+    >>> draft = pair_swiss(Tournament(players, rules=Rules(format="double")))
+    >>> [(g.white, g.black) for g in draft.games()]
+    [('D', 'C'), ('B', 'A')]
     """
-    return pair_from(replay(t), t.format, t.schedule)
+    return pair_from(replay(t), t.rules.format)
 
 
-def pair_from(state: SwissState, fmt: Format, schedule: Schedule) -> Pairing:
-    """Pair the round after those `state` has taken in.
+def pair_from(state: SwissState, fmt: Format) -> Draft:
+    """Pair the first leg of the round after those `state` has taken in.
 
-    >>> from orchestrator.core.model import Player
+    >>> from orchestrator.core.event.model import Player
     >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABCD", 1))
-    >>> pair_from(SwissState.start(Tournament(players)), "single", "legs").round
-    1
+    >>> len(pair_from(SwissState.start(Tournament(players)), "single").units)
+    2
     """
     round_no = len(state.partners) + 1
     order = [i for i in state.pairing_order() if state.plays_in(i, round_no)]
@@ -259,17 +252,9 @@ def pair_from(state: SwissState, fmt: Format, schedule: Schedule) -> Pairing:
         if fmt == "single":
             white, black = _single_colours(state, first, second, round_no)
             games.append(Game(names[white], names[black]))
-        else:
+        else:  # the first-of-pair has black in the first game
             games.append(Game(names[second], names[first]))
-    if fmt == "double":
-        second_games = [Game(g.black, g.white) for g in games]
-        if schedule == "legs":
-            games += second_games
-        else:
-            games = [g for pair in zip(games, second_games, strict=True) for g in pair]
-    return Pairing(
-        round_no, tuple(games), names[bye] if bye is not None else None, dropped_rounds=dropped
-    )
+    return Draft.of_games(games, names[bye] if bye is not None else None, dropped)
 
 
 def _single_colours(state: SwissState, first: int, second: int, round_no: int) -> tuple[int, int]:
@@ -280,3 +265,11 @@ def _single_colours(state: SwissState, first: int, second: int, round_no: int) -
         return (second, first) if state.score[first] > state.score[second] else (first, second)
     first_white = round_no % 4 in (2, 3)
     return (first, second) if first_white else (second, first)
+
+
+SWISS = System(
+    "swiss",
+    "the TCEC Swiss rules (the default)",
+    pair_swiss,
+    noun="a TCEC Swiss",
+)

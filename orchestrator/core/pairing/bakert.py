@@ -1,4 +1,5 @@
-"""bakert's weighted Swiss (seeds/003): one maximum-weight matching over the whole field.
+"""bakert's weighted Swiss (docs/systems/bakert.md): one maximum-weight matching over the
+whole field.
 
 Every pair of players gets the weight of the seed's `weight` function, exactly as the
 reference implementation (github.com/bakert/swiss) computes it, and the round is a
@@ -12,13 +13,15 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Annotated
 
-import networkx as nx
+import msgspec
 
-from orchestrator.core.model import WHITE_POINTS, Pairing, StateError, Tournament
-from orchestrator.core.tsh import History, games_of, seeded
+from orchestrator.core.event.model import WHITE_POINTS, StateError, Tournament
+from orchestrator.core.pairing.ranked import History, Seed, games_of, seeded
+from orchestrator.core.pairing.registry import Draft, System
 
 BYE = "BYE"  # the pseudo-player of an odd field (never a player's name: names are checked)
 
@@ -97,7 +100,7 @@ def entries(t: Tournament, points: tuple[float, float, float]) -> list[Entry]:
                 met[g.white].append(g.black)
                 met[g.black].append(g.white)
         if rnd.bye is not None:
-            score[rnd.bye] += win * t.games_per_pair
+            score[rnd.bye] += win * t.rules.games_per_pair
             met[rnd.bye].append(BYE)
             had_bye.append(rnd.bye)
     field = [
@@ -108,23 +111,30 @@ def entries(t: Tournament, points: tuple[float, float, float]) -> list[Entry]:
     return field
 
 
-def points_option(options: Mapping[str, object]) -> tuple[float, float, float]:
-    """The `points` option: win, draw and loss points, win >= draw >= loss >= 0.
+class BakertOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Points per win, draw and loss (win >= draw >= loss >= 0, win > loss), and the seed of
+    the tie-break between optimal matchings.
 
-    >>> points_option({}), points_option({"points": [1, 0.5, 0]})
-    ((3.0, 1.0, 0.0), (1.0, 0.5, 0.0))
+    >>> BakertOptions(points=(1, 0.5, 0)).points
+    (1, 0.5, 0)
+    >>> BakertOptions(points=(1, 2, 0))
+    Traceback (most recent call last):
+    ...
+    ValueError: points must be [win, draw, loss] with win >= draw >= loss >= 0, not [1, 2, 0]
     """
-    raw = options.get("points", [3, 1, 0])
-    if isinstance(raw, list | tuple) and len(raw) == 3:
-        numbers = [x for x in raw if isinstance(x, int | float) and not isinstance(x, bool)]
-        if len(numbers) == 3:
-            win, draw, loss = (float(x) for x in numbers)
-            if win >= draw >= loss >= 0 and win > loss:
-                return win, draw, loss
-    raise StateError(
-        f"system_options: points must be [win, draw, loss] with win >= draw >= loss >= 0, "
-        f"not {raw!r}"
-    )
+
+    points: Annotated[
+        tuple[float, float, float], msgspec.Meta(description="[win, draw, loss] points")
+    ] = (3.0, 1.0, 0.0)
+    seed: Seed = 1
+
+    def __post_init__(self) -> None:
+        win, draw, loss = self.points
+        if not (win >= draw >= loss >= 0 and win > loss):
+            raise ValueError(
+                "points must be [win, draw, loss] with win >= draw >= loss >= 0, "
+                f"not {list(self.points)}"
+            )
 
 
 def best_matching(field: Sequence[Entry], rng: random.Random) -> list[tuple[int, int]]:
@@ -139,6 +149,8 @@ def best_matching(field: Sequence[Entry], rng: random.Random) -> list[tuple[int,
     """
     listed = weights(field)
     scale = len(field) + 1  # the tie-breaks of a matching add up to less than this
+    import networkx as nx  # slow to import: only for the systems that need it
+
     graph = nx.Graph()
     graph.add_nodes_from(range(len(field)))
     for i, j, w in listed:
@@ -149,21 +161,21 @@ def best_matching(field: Sequence[Entry], rng: random.Random) -> list[tuple[int,
     return [(min(a, b), max(a, b)) for a, b in matching]
 
 
-def pair_bakert(t: Tournament, options: Mapping[str, object]) -> Pairing:
-    """The next round by bakert's weighted Swiss.
+def pair_bakert(t: Tournament, options: BakertOptions) -> Draft:
+    """The first leg of the next round by bakert's weighted Swiss.
 
-    >>> from orchestrator.core.model import Game, Player, Round
+    >>> from orchestrator.core.event.model import Game, Player, Round
     >>> players = tuple(Player(n, s) for s, n in enumerate("ABCD", 1))
     >>> one = Round(1, (Game("A", "B", "1-0"), Game("C", "D", "1-0")))
-    >>> pairing = pair_bakert(Tournament(players, (one,)), {})
-    >>> sorted(tuple(sorted((g.white, g.black))) for g in pairing.games)
+    >>> draft = pair_bakert(Tournament(players, (one,)), BakertOptions())
+    >>> sorted(tuple(sorted((g.white, g.black))) for g in draft.games())
     [('A', 'C'), ('B', 'D')]
     """
-    field = entries(t, points_option(options))
+    field = entries(t, options.points)
     if len(field) < 2 or (len(field) == 2 and field[1].id == BYE):
         raise StateError(f"round {len(t.rounds) + 1}: fewer than two players are left to pair")
     history = History.of(t)
-    rng = seeded(options, history.round)
+    rng = seeded(options.seed, history.round)
     pairs = best_matching(field, rng)
     bye = None
     named: list[tuple[str, str]] = []
@@ -175,4 +187,13 @@ def pair_bakert(t: Tournament, options: Mapping[str, object]) -> Pairing:
             continue
         named.append((a, b) if rank[a] < rank[b] else (b, a))
     named.sort(key=lambda pair: rank[pair[0]])
-    return games_of(t, history, named, bye)
+    return games_of(history, named, bye)
+
+
+BAKERT = System(
+    "bakert",
+    "bakert's weighted Swiss: one maximum-weight matching of the whole field",
+    pair_bakert,
+    BakertOptions,
+    noun="a bakert Swiss",
+)

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from orchestrator.core.model import Pairing, Result, Tournament
+import msgspec
+
+from orchestrator.core.event.model import Pairing, Result, Tournament
 from orchestrator.core.pairing import pair_next
 
 
@@ -49,9 +51,10 @@ def simulate(
     """Play `rounds` more rounds of `start` with seeded random results, by the Elo
     expectation of `ratings` (by default, 10 points apart by seed).
 
-    >>> from orchestrator.core.model import Player
+    >>> from orchestrator.core.event.model import Player
     >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABCD", 1))
-    >>> sim = simulate(Tournament(players, format="double"), 3, rng_seed=7)
+    >>> from orchestrator.core.event.model import Rules
+    >>> sim = simulate(Tournament(players, rules=Rules(format="double")), 3, rng_seed=7)
     >>> len(sim.tournament.rounds), sim.dropped
     (3, (0, 0, 0))
     >>> simulate(Tournament(players), 3, rng_seed=7) == simulate(Tournament(players), 3, rng_seed=7)
@@ -69,6 +72,6 @@ def simulate(
         results = tuple(
             _result(rng, rating[g.white], rating[g.black], draw_rate) for g in pairing.games
         )
-        t = replace(t, rounds=(*t.rounds, pairing.as_round(results)))
+        t = msgspec.structs.replace(t, rounds=(*t.rounds, pairing.as_round(results)))
         dropped.append(pairing.dropped_rounds)
     return Simulation(t, tuple(dropped))

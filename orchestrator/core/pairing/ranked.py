@@ -1,5 +1,6 @@
-"""tsh's pairing systems (seeds/004): King of the Hill, factored pairings FP(n), quartile
-pairings and random pairings.
+"""Pairings from the ranking (docs/systems/koth.md, factored.md, quartile.md, random.md):
+King of the Hill, factored pairings FP(n), quartile pairings and random pairings, as tsh
+(seeds/004) plays them.
 
 All of them rank the players who play the round by score (then seed), give an odd field's
 BYE to the lowest-ranked player with the fewest BYEs, and allow a pair to meet again only
@@ -13,12 +14,43 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Annotated
 
-from orchestrator.core.matching import PerfectMatching, bits
-from orchestrator.core.model import Game, Pairing, StateError, Tournament
-from orchestrator.core.standings import tally
+import msgspec
+
+from orchestrator.core.event.model import Game, StateError, Tournament
+from orchestrator.core.event.standings import tally
+from orchestrator.core.pairing.matching import PerfectMatching, bits
+from orchestrator.core.pairing.registry import Draft, System
+
+#: meetings a pair may have had before it is paired again
+Repeats = Annotated[int, msgspec.Meta(ge=0, description="an integer >= 0")]
+#: the seed of a system's random choices (the event's `random_seed` by default)
+Seed = Annotated[int, msgspec.Meta(ge=0, description="an integer >= 0")]
+
+
+class KothOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    repeats: Repeats = 0
+    gibson: bool = False  # a leader no one can catch meets the lowest-ranked player
+
+
+class FactoredOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    factor: Annotated[int, msgspec.Meta(ge=1, description="an integer >= 1")] = 2
+    repeats: Repeats = 0
+    gibson: bool = False
+
+
+class QuartileOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    quartile: Annotated[int, msgspec.Meta(ge=2, le=4, description="2, 3 or 4")] = 4
+    repeats: Repeats = 0
+    seed: Seed = 1
+
+
+class RandomOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    repeats: Repeats = 0
+    seed: Seed = 1
 
 
 @dataclass(frozen=True)
@@ -37,7 +69,7 @@ class History:
     def of(cls, t: Tournament) -> History:
         """The history of `t` before its next round.
 
-        >>> from orchestrator.core.model import Player, Round
+        >>> from orchestrator.core.event.model import Player, Round
         >>> players = (Player("A", 1), Player("B", 2), Player("C", 3))
         >>> t = Tournament(players, (Round(1, (Game("C", "B", "1-0"),), bye="A"),))
         >>> h = History.of(t)
@@ -78,22 +110,6 @@ class History:
             return None
         fewest = min(self.byes[p] for p in self.ranked)
         return next(p for p in reversed(self.ranked) if self.byes[p] == fewest)
-
-
-def option(options: Mapping[str, object], key: str, default: int, least: int = 0) -> int:
-    """An integer system option, checked: a `StateError` naming it otherwise.
-
-    >>> option({"repeats": 2}, "repeats", 0), option({}, "factor", 1)
-    (2, 1)
-    >>> option({"factor": 0}, "factor", 1, least=1)
-    Traceback (most recent call last):
-    ...
-    orchestrator.core.model.StateError: system_options: factor must be an integer >= 1, not 0
-    """
-    value = options.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise StateError(f"system_options: {key} must be an integer >= {least}, not {value!r}")
-    return value
 
 
 def allowance(
@@ -142,7 +158,7 @@ def nearest_pairs(
     met at most `repeats` times and that leave the rest pairable; ties go to the one it did
     not meet last round, then to the fewest meetings, then to the higher ranked.
 
-    >>> from orchestrator.core.model import Player
+    >>> from orchestrator.core.event.model import Player
     >>> h = History.of(Tournament(tuple(Player(n, s) for s, n in enumerate("ABCDEFGH", 1))))
     >>> nearest_pairs(h, list(h.ranked), 1, 0)
     [('A', 'B'), ('C', 'D'), ('E', 'F'), ('G', 'H')]
@@ -234,7 +250,7 @@ def quartile_pairs(
     two quartiles against each other, at random; meetings beyond `repeats` are avoided
     where the quartiles allow, and the whole field is paired at random when they cannot.
 
-    >>> from orchestrator.core.model import Player
+    >>> from orchestrator.core.event.model import Player
     >>> h = History.of(Tournament(tuple(Player(n, s) for s, n in enumerate("ABCDEFGH", 1))))
     >>> pairs = quartile_pairs(h, list(h.ranked), 4, 0, random.Random(1))
     >>> sorted(pairs)
@@ -261,23 +277,20 @@ def quartile_pairs(
     return _random_within(history, order, allowed, repeats, rng)
 
 
-def seeded(options: Mapping[str, object], round_number: int) -> random.Random:
-    """The random source of a round: from the options' `seed` and the round number, so
+def seeded(seed: int, round_number: int) -> random.Random:
+    """The random source of a round: from the system's `seed` and the round number, so
     that the round is paired the same way every time.
 
-    >>> seeded({"seed": 7}, 3).random() == seeded({"seed": 7}, 3).random()
+    >>> seeded(7, 3).random() == seeded(7, 3).random()
     True
     """
-    seed = option(options, "seed", 1)
     return random.Random(f"{seed}:{round_number}")
 
 
-def games_of(
-    t: Tournament, history: History, pairs: list[tuple[str, str]], bye: str | None
-) -> Pairing:
-    """The round's games from its pairs (higher-ranked player first): the player with fewer
-    whites so far has White (the higher-ranked when equal); the last pair plays first
-    (worst first).  A double round plays each pair twice with colours reversed."""
+def games_of(history: History, pairs: list[tuple[str, str]], bye: str | None) -> Draft:
+    """The round's first leg from its pairs (higher-ranked player first): the player with
+    fewer whites so far has White (the higher-ranked when equal); the last pair plays first
+    (worst first)."""
     games: list[Game] = []
     for first, second in reversed(pairs):
         if history.balance[first] > history.balance[second]:
@@ -285,13 +298,7 @@ def games_of(
         else:
             white, black = first, second
         games.append(Game(white, black))
-    if t.format == "double":
-        again = [Game(g.black, g.white) for g in games]
-        if t.schedule == "legs":
-            games += again
-        else:
-            games = [g for pair in zip(games, again, strict=True) for g in pair]
-    return Pairing(history.round, tuple(games), bye)
+    return Draft.of_games(games, bye)
 
 
 def _field(t: Tournament) -> tuple[History, list[str], str | None]:
@@ -307,78 +314,103 @@ def clinched(t: Tournament, history: History) -> str | None:
     their score) in the rounds left, this one included, at one point a game.  None while
     the event's number of rounds is not known.
 
-    >>> from dataclasses import replace
-    >>> from orchestrator.core.model import Player, Round
+    >>> from orchestrator.core.event.model import Player, Round, Rules
     >>> players = tuple(Player(n, s) for s, n in enumerate("ABCD", 1))
     >>> won = Round(1, (Game("A", "B", "1-0"), Game("C", "D", "1/2-1/2")))
-    >>> t = Tournament(players, (won, won), planned_rounds=3)  # A: 2, C and D: 1, B: 0
-    >>> clinched(t, History.of(t)), clinched(replace(t, planned_rounds=4), History.of(t))
+    >>> def event(played, planned):
+    ...     return Tournament(players, played, Rules(format="single", rounds=planned))
+    >>> t = event((won, won), 3)  # A: 2, C and D: 1, B: 0
+    >>> clinched(t, History.of(t)), clinched(event((won, won), 4), History.of(t))
     (None, None)
-    >>> t = Tournament(players, (won, won, won), planned_rounds=4)  # A: 3, C: 1.5
+    >>> t = event((won, won, won), 4)  # A: 3, C: 1.5
     >>> clinched(t, History.of(t))
     'A'
     """
-    if t.planned_rounds is None or len(history.ranked) < 2:
+    planned = t.rules.rounds
+    if planned is None or len(history.ranked) < 2:
         return None
-    left = (t.planned_rounds - len(t.rounds)) * t.games_per_pair
+    left = (planned - len(t.rounds)) * t.rules.games_per_pair
     first, second = history.ranked[0], history.ranked[1]
     return first if history.score[second] + left < history.score[first] else None
 
 
-def _gibson(t: Tournament, options: Mapping[str, object], history: History) -> str | None:
-    gibson = options.get("gibson", False)
-    if not isinstance(gibson, bool):
-        raise StateError(f"system_options: gibson must be true or false, not {gibson!r}")
-    return clinched(t, history) if gibson else None
+def _gibson(t: Tournament, gibson: bool, history: History, players: list[str]) -> str | None:
+    leader = clinched(t, history) if gibson else None
+    return leader if leader in players else None
 
 
-def pair_koth(t: Tournament, options: Mapping[str, object]) -> Pairing:
+def pair_koth(t: Tournament, options: KothOptions) -> Draft:
     """King of the Hill: first against second, third against fourth, ... (`repeats`).
     With `gibson`, a player who has clinched first place meets the lowest-ranked player
     available instead (`clinched`).
 
-    >>> from orchestrator.core.model import Player, Round
+    >>> from orchestrator.core.event.model import Player, Round, Rules
     >>> players = tuple(Player(n, s) for s, n in enumerate("ABCD", 1))
     >>> one = Round(1, (Game("A", "B", "1/2-1/2"), Game("C", "D", "1/2-1/2")))
-    >>> [(g.white, g.black) for g in pair_koth(Tournament(players, (one,)), {}).games]
+    >>> t = Tournament(players, (one,))
+    >>> [(g.white, g.black) for g in pair_koth(t, KothOptions()).games()]
     [('B', 'D'), ('A', 'C')]
-    >>> [(g.white, g.black) for g in pair_koth(Tournament(players, (one,)), {"repeats": 1}).games]
+    >>> [(g.white, g.black) for g in pair_koth(t, KothOptions(repeats=1)).games()]
     [('D', 'C'), ('B', 'A')]
     """
     history, players, bye = _field(t)
-    gibson = _gibson(t, options, history)
-    repeats = option(options, "repeats", 0)
-    pairs = nearest_pairs(history, players, 1, repeats, gibson if gibson in players else None)
-    return games_of(t, history, pairs, bye)
+    gibson = _gibson(t, options.gibson, history, players)
+    pairs = nearest_pairs(history, players, 1, options.repeats, gibson)
+    return games_of(history, pairs, bye)
 
 
-def pair_factored(t: Tournament, options: Mapping[str, object]) -> Pairing:
+def pair_factored(t: Tournament, options: FactoredOptions) -> Draft:
     """Factored pairings FP(`factor`): as KOTH, but the ideal opponent is `factor` places
     below (FP(2): 1-3, 2-4, 5-7, 6-8)."""
     history, players, bye = _field(t)
-    factor = option(options, "factor", 2, least=1)
-    gibson = _gibson(t, options, history)
-    repeats = option(options, "repeats", 0)
-    pairs = nearest_pairs(history, players, factor, repeats, gibson if gibson in players else None)
-    return games_of(t, history, pairs, bye)
+    gibson = _gibson(t, options.gibson, history, players)
+    pairs = nearest_pairs(history, players, options.factor, options.repeats, gibson)
+    return games_of(history, pairs, bye)
 
 
-def pair_quartile(t: Tournament, options: Mapping[str, object]) -> Pairing:
+def pair_quartile(t: Tournament, options: QuartileOptions) -> Draft:
     """Quartile pairings: the top quartile against quartile `quartile` (default 4, the
     bottom one), the two others against each other, at random (seeded)."""
     history, players, bye = _field(t)
-    quartile = option(options, "quartile", 4, least=2)
-    if quartile > 4:
-        raise StateError(f"system_options: quartile must be 2, 3 or 4, not {quartile}")
-    rng = seeded(options, history.round)
-    pairs = quartile_pairs(history, players, quartile, option(options, "repeats", 0), rng)
-    return games_of(t, history, pairs, bye)
+    rng = seeded(options.seed, history.round)
+    pairs = quartile_pairs(history, players, options.quartile, options.repeats, rng)
+    return games_of(history, pairs, bye)
 
 
-def pair_random(t: Tournament, options: Mapping[str, object]) -> Pairing:
+def pair_random(t: Tournament, options: RandomOptions) -> Draft:
     """Random pairings (seeded by the options' `seed` and the round), with as few repeats
     beyond `repeats` as can be."""
     history, players, bye = _field(t)
-    rng = seeded(options, history.round)
-    pairs = random_pairs(history, players, option(options, "repeats", 0), rng)
-    return games_of(t, history, pairs, bye)
+    rng = seeded(options.seed, history.round)
+    pairs = random_pairs(history, players, options.repeats, rng)
+    return games_of(history, pairs, bye)
+
+
+KOTH = System(
+    "koth",
+    "King of the Hill: first against second, third against fourth, ...",
+    pair_koth,
+    KothOptions,
+    noun="a King of the Hill",
+)
+FACTORED = System(
+    "factored",
+    "factored pairings FP(factor): 1-3, 2-4, 5-7, 6-8 for FP(2)",
+    pair_factored,
+    FactoredOptions,
+    noun="a factored pairing",
+)
+QUARTILE = System(
+    "quartile",
+    "the top quartile at random against quartile `quartile`, the other two at random",
+    pair_quartile,
+    QuartileOptions,
+    noun="a quartile pairing",
+)
+RANDOM = System(
+    "random",
+    "random pairings, with as few repeats as can be",
+    pair_random,
+    RandomOptions,
+    noun="a random pairing",
+)

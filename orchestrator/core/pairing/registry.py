@@ -1,0 +1,202 @@
+"""The pairing systems, as registered objects: each declares its name, its options (a
+msgspec schema), how many rounds an event of it plays by default, whether it may be one
+phase of an event, and its pairing function.  `engines.toml`, the state JSON, `simulate`'s
+choices and the help texts all read the systems from here, so a new system is one module
+and one `register` call (docs/systems/ has a page per system).
+
+A system's function pairs the first leg of a round: the games of one leg in playing order
+(worst first), grouped in units that stay together (one game, or a team match's boards).
+`legs` expands them into the round: a double round plays every unit again with colours
+reversed, after the whole first leg (`legs`) or right after it (`pairs`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+import msgspec
+
+from orchestrator.core.event.model import (
+    Format,
+    Game,
+    Schedule,
+    StateError,
+    Tournament,
+)
+
+__all__ = [
+    "NO_OPTIONS",
+    "Draft",
+    "NoOptions",
+    "System",
+    "legs",
+    "lookup",
+    "names",
+    "register",
+]
+
+
+class NoOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The options of a system that takes none."""
+
+
+NO_OPTIONS = NoOptions()
+
+
+Opts = TypeVar("Opts", bound=msgspec.Struct)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A system's pairing of one round, before the legs: the first leg's units (each a
+    tuple of games that stay together) in playing order, the BYE, and the history rounds
+    removed to pair it."""
+
+    units: tuple[tuple[Game, ...], ...]
+    bye: str | None = None
+    dropped_rounds: int = 0
+
+    @classmethod
+    def of_games(cls, games: Iterable[Game], bye: str | None = None, dropped: int = 0) -> Draft:
+        """A draft whose units are single games.
+
+        >>> Draft.of_games([Game("A", "B")]).units
+        ((Game(white='A', black='B', result=None, forfeit=False),),)
+        """
+        return cls(tuple((g,) for g in games), bye, dropped)
+
+    def games(self) -> tuple[Game, ...]:
+        """The first leg's games, in playing order."""
+        return tuple(g for unit in self.units for g in unit)
+
+
+def legs(units: Iterable[tuple[Game, ...]], fmt: Format, schedule: Schedule) -> tuple[Game, ...]:
+    """The games of a round from its first leg: in a double round, every unit again with
+    colours reversed, after the whole first leg (`legs`) or right after it (`pairs`).  The
+    one place where double rounds are made.
+
+    >>> units = [(Game("A", "B"),), (Game("C", "D"),)]
+    >>> [(g.white, g.black) for g in legs(units, "double", "legs")]
+    [('A', 'B'), ('C', 'D'), ('B', 'A'), ('D', 'C')]
+    >>> [(g.white, g.black) for g in legs(units, "double", "pairs")]
+    [('A', 'B'), ('B', 'A'), ('C', 'D'), ('D', 'C')]
+    >>> len(legs(units, "single", "legs"))
+    2
+    """
+    first = [tuple(unit) for unit in units]
+    if fmt != "double":
+        return tuple(g for unit in first for g in unit)
+    second = [tuple(g.reversed() for g in unit) for unit in first]
+    if schedule == "legs":
+        return tuple(g for unit in first + second for g in unit)
+    return tuple(g for one, two in zip(first, second, strict=True) for g in one + two)
+
+
+def half(entrants: int, cycles: int) -> int:
+    """Half the entrants, at least one round: a Swiss's default number of rounds."""
+    return max(1, entrants // 2)
+
+
+def unlimited(entrants: int, cycles: int) -> int | None:
+    """No fixed number of rounds at most (the pairing says when it can go on no longer)."""
+    return None
+
+
+@dataclass(frozen=True)
+class System(Generic[Opts]):
+    """A pairing system: how it is named, configured and run."""
+
+    name: str
+    #: one line for the help texts and docs
+    summary: str
+    #: the first leg of the next round of a tournament, with the system's options
+    pair: Callable[[Tournament, Opts], Draft]
+    #: the options it takes (`system_options`): a frozen msgspec Struct
+    options: type[Opts] = NoOptions  # type: ignore[assignment]
+    #: how the system is named in a sentence ("a round robin")
+    noun: str = ""
+    #: rounds an event of `entrants` players (teams) and `cycles` cycles plays by default
+    default_rounds: Callable[[int, int], int] = half
+    #: the most rounds such an event can have, where that is fixed (a round robin's table)
+    max_rounds: Callable[[int, int], int | None] = unlimited
+    #: whether it may pair one phase of an event (else it is a whole event)
+    phase: bool = True
+    #: why a director may not fix its pairs by hand (`pair-manual`); empty: they may
+    unfixable: str = ""
+    #: whether its entrants are teams (a team Swiss)
+    teams: bool = False
+
+    @property
+    def takes(self) -> tuple[str, ...]:
+        """The names of its options, in order."""
+        return tuple(f.encode_name for f in msgspec.structs.fields(self.options))
+
+    @property
+    def seeded(self) -> bool:
+        """Whether it makes random choices (from a `seed` option, the event's by default)."""
+        return "seed" in self.takes
+
+    def parse(self, options: Mapping[str, Any]) -> Opts:
+        """`options` checked against the system's schema; a `StateError` naming the first
+        bad one (`system_options: ...`)."""
+        from orchestrator.core.codec import SchemaError, convert  # the codec knows the model
+
+        try:
+            return convert(dict(options), self.options)
+        except SchemaError as exc:
+            if exc.unknown is not None:
+                takes = ", ".join(self.takes) or "no options"
+                raise StateError(
+                    f"system_options: {self.name} takes {takes}, not {exc.unknown!r}"
+                ) from None
+            raise StateError(f"system_options: {exc}") from None
+
+    def first_leg(self, t: Tournament, options: Mapping[str, Any]) -> Draft:
+        """The first leg of `t`'s next round by this system."""
+        return self.pair(t, self.parse(options))
+
+
+_SYSTEMS: dict[str, System[Any]] = {}
+
+
+def register(system: System[Any]) -> System[Any]:
+    """Make `system` known by its name (a second system of the same name replaces it)."""
+    if not system.noun:
+        object.__setattr__(system, "noun", f"a {system.name}")
+    _SYSTEMS[system.name] = system
+    return system
+
+
+def names() -> tuple[str, ...]:
+    """The names of every registered system, in the order they were registered.
+
+    >>> names()[:3]
+    ('swiss', 'round-robin', 'olafsson')
+    """
+    _builtins()
+    return tuple(_SYSTEMS)
+
+
+def lookup(name: str) -> System[Any]:
+    """The system called `name`; a `StateError` listing them all when there is none.
+
+    >>> lookup("koth").takes
+    ('repeats', 'gibson')
+    >>> lookup("dutch")
+    Traceback (most recent call last):
+    ...
+    orchestrator.core.event.model.StateError: unknown system 'dutch' (one of swiss, ...)
+    """
+    _builtins()
+    system = _SYSTEMS.get(name)
+    if system is None:
+        raise StateError(f"unknown system {name!r} (one of {', '.join(_SYSTEMS)})")
+    return system
+
+
+def _builtins() -> None:
+    """The built-in systems register themselves when `core.pairing` is imported."""
+    if "swiss" not in _SYSTEMS:
+        import orchestrator.core.pairing  # noqa: F401

@@ -1,0 +1,68 @@
+"""Pair the next round, whatever the system: the registered system of the round (or of its
+phase), the pairs a director fixed, and the round's legs."""
+
+from __future__ import annotations
+
+import msgspec
+
+from orchestrator.core.event.model import Game, Pairing, StateError, Tournament
+from orchestrator.core.pairing.registry import Draft, legs, lookup
+
+
+def pair_next(tournament: Tournament) -> Pairing:
+    """The next round of `tournament` in playing order, by its system's rules.
+
+    >>> from orchestrator.core.event.model import Player
+    >>> pairing = pair_next(Tournament(tuple(Player(n, s) for s, n in enumerate("ABCD", 1))))
+    >>> [(g.white, g.black) for g in pairing.games]
+    [('D', 'C'), ('B', 'A')]
+    """
+    draft = _with_fixed(tournament) if tournament.fixed else first_leg(tournament)
+    rules = tournament.rules
+    games = legs(draft.units, rules.format, rules.schedule)
+    return Pairing(len(tournament.rounds) + 1, games, draft.bye, draft.dropped_rounds)
+
+
+def first_leg(t: Tournament) -> Draft:
+    """The first leg of `t`'s next round by the system of that round."""
+    name, options = t.rules.system_of(len(t.rounds) + 1)
+    return lookup(name).first_leg(t, options)
+
+
+def _with_fixed(t: Tournament) -> Draft:
+    """The next round with the director's fixed pairs (manual pairings): the system pairs
+    the rest, who may include the BYE; the fixed pairs play first-leg colours as given, last.
+
+    >>> from orchestrator.core.event.model import Player
+    >>> players = tuple(Player(n, s) for s, n in enumerate("ABCDEF", 1))
+    >>> pairing = pair_next(Tournament(players, fixed=(("F", "A"),)))
+    >>> [(g.white, g.black) for g in pairing.games]
+    [('E', 'D'), ('C', 'B'), ('F', 'A')]
+    """
+    number = len(t.rounds) + 1
+    playing = {p.name for p in t.players if p.plays_in(number)}
+    taken = [name for pair in t.fixed for name in pair]
+    for name in taken:
+        if name not in playing:
+            raise StateError(f"round {number}: {name!r} does not play this round")
+    if len(set(taken)) != len(taken) or any(a == b for a, b in t.fixed):
+        raise StateError(f"round {number}: a player is in two fixed pairs")
+    system = lookup(t.rules.system_of(number)[0])
+    if system.unfixable:
+        raise StateError(system.unfixable)
+    rest = msgspec.structs.replace(
+        t,
+        fixed=(),
+        players=tuple(
+            msgspec.structs.replace(p, withdrawn_after=number - 1) if p.name in taken else p
+            for p in t.players
+        ),
+    )
+    left = sorted(playing - set(taken))
+    if len(left) >= 2:
+        paired = first_leg(rest)
+        units, bye, dropped = paired.units, paired.bye, paired.dropped_rounds
+    else:
+        units, bye, dropped = (), (left[0] if left else None), 0
+    fixed = tuple((Game(white, black),) for white, black in t.fixed)
+    return Draft(units + fixed, bye, dropped)
