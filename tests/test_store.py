@@ -78,10 +78,8 @@ async def test_attempts_moves_and_results(tmp_path: Path) -> None:
         second = await store.start_attempt(game.id)
         move = MoveRecord("d2d4", "d4", score=Cp(35), depth=20, time_ms=120, reported_ms=118)
         await store.add_move(second, 1, move)
-        live = await store.live_moves(game.id)
-        assert [(m["san"], m["score_cp"], m["time_ms"], m["reported_ms"]) for m in live] == [
-            ("d4", 35, 120, 118)
-        ]
+        live = [row.move for row in await store.current_moves(game.id)]
+        assert live == [move]
         fault = Fault("D", "crash", "exit code 3", ("bestmove e7e5",))
         await store.finish_game(game.id, second, record("C", "D", fault), "[PGN]")
         stored = (await store.rounds(1))[0].games[1]
@@ -117,8 +115,8 @@ async def test_a_mate_score_is_stored_as_a_mate(tmp_path: Path) -> None:
         game = (await store.rounds())[0].games[0]
         attempt = await store.start_attempt(game.id)
         await store.add_move(attempt, 3, MoveRecord("g1f3", "Nf3", score=Mate(-3)))
-        (move,) = await store.live_moves(game.id)
-        assert (move["score_cp"], move["score_mate"]) == (None, -3)
+        (row,) = await store.current_moves(game.id)
+        assert row.move.score == Mate(-3) and row.ply == 3
     finally:
         await store.close()
 
@@ -141,8 +139,8 @@ async def test_migrating_a_version_1_database_keeps_its_moves(tmp_path: Path) ->
         await Store.open(path, readonly=True)
     store = await Store.open(path)
     try:
-        (move,) = await store.live_moves(1)
-        assert (move["san"], move["clock_ms"], move["reported_ms"]) == ("e4", 9000, None)
+        (row,) = await store.current_moves(1)
+        assert (row.move.san, row.move.clock_ms, row.move.reported_ms) == ("e4", 9000, None)
     finally:
         await store.close()
     with sqlite3.connect(path) as db:

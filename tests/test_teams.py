@@ -26,7 +26,7 @@ from orchestrator.core.event.model import RESULTS, Game, Player, Round, Rules, T
 from orchestrator.core.event.standings import tally
 from orchestrator.core.pairing import pair_next
 from orchestrator.core.pairing.teams import match_games, team_standings
-from orchestrator.event.controls import ControlRefused, Request, check
+from orchestrator.event.controls import ControlRefused, PairManual
 from orchestrator.event.sample import sample_view
 from orchestrator.web.app import make_app
 from tests.conftest import scripted_engines_toml
@@ -191,7 +191,7 @@ def test_pair_manual_is_refused_in_a_team_swiss() -> None:
         view, settings=msgspec.structs.replace(view.settings, system="team-swiss")
     )
     with pytest.raises(ControlRefused, match="a team Swiss pairs whole teams"):
-        check(Request("pair-manual", {"round": 2, "pairs": [["A", "B"]]}, "why"), view)
+        PairManual(round=2, pairs=(("A", "B"),), reason="why").check(view)
 
 
 def test_pair_and_simulate_take_a_team_swiss() -> None:

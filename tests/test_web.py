@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from orchestrator.cli import app
 from orchestrator.web.app import make_app
-from orchestrator.web.live import HUB
+from orchestrator.web.push import HUB
 from orchestrator.web.server import capped
 from tests.test_daemon import event_config, run_daemon
 
@@ -292,7 +292,7 @@ async def test_live_pushes_moves_and_game_changes(event: Path, tmp_path: Path) -
     a `move` event; a game that starts, as a `game` event."""
     import shutil
 
-    from orchestrator.event.feed import start_board
+    from orchestrator.core.game.openings import START
     from orchestrator.store.database import _opening
 
     db = tmp_path / "live.sqlite"
@@ -303,7 +303,7 @@ async def test_live_pushes_moves_and_game_changes(event: Path, tmp_path: Path) -
         await asyncio.sleep(0.5)  # the reader has taken its first look
         with sqlite3.connect(db) as conn:
             game, opening = conn.execute("SELECT id, opening FROM games LIMIT 1").fetchone()
-            board = start_board(_opening(opening))
+            board = (_opening(opening) or START).after_book()
             move = next(iter(board.legal_moves))
             conn.execute("UPDATE games SET status = 'running' WHERE id = ?", (game,))
             attempt = conn.execute(

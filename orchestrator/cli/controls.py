@@ -9,23 +9,18 @@ daemon, which applies it within a second, or when it next starts.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shlex
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from orchestrator.cli.app import app, fail, user_errors
+from orchestrator.cli.base import app, fail, user_errors
 from orchestrator.cli.reading import ConfigOpt, DbOpt, JsonOpt, database
-from orchestrator.config.model import ConfigError, EngineConfig
-from orchestrator.core.event import state_json
-from orchestrator.engines.adapter import Engine, EngineFault
-from orchestrator.event import controls
-from orchestrator.event.audit import audit_log
-from orchestrator.event.read import load_view, view_of
-from orchestrator.store.database import Store, StoreError
+
+if TYPE_CHECKING:
+    from orchestrator.event.controls import Control
 
 Reason = Annotated[str | None, typer.Option(help="Why (kept in the audit log).")]
 Needed = Annotated[str, typer.Option(help="Why (kept in the audit log).")]
@@ -34,21 +29,28 @@ EngineArg = Annotated[str, typer.Argument(help="The engine's name.")]
 
 
 def _store(db: Path | None, config: Path) -> Path:
+    from orchestrator.store.database import StoreError
+
     path = database(db, config)
     if not path.is_file():
         raise StoreError(f"{path}: no such database")
     return path
 
 
-async def _ask(path: Path, asked: controls.Request) -> int:
+async def _ask(path: Path, asked: Control) -> int:
+    from orchestrator.event.controls import request
+    from orchestrator.store.database import Store
+
     store = await Store.open(path)
     try:
-        return await controls.request(store, asked)
+        return await request(store, asked)
     finally:
         await store.close()
 
 
-def _submit(db: Path | None, config: Path, asked: controls.Request) -> None:
+def _submit(db: Path | None, config: Path, asked: Control) -> None:
+    import asyncio
+
     path = _store(db, config)
     number = asyncio.run(_ask(path, asked))
     typer.echo(f"control {number} stored: a running daemon applies it within a second")
@@ -63,7 +65,9 @@ def pause(
     config: ConfigOpt = Path("engines.toml"),
 ) -> None:
     """No new game starts until `resume` (running games play on, unless --now)."""
-    _submit(db, config, controls.Request("pause", {"now": now}, reason))
+    from orchestrator.event.controls import Pause
+
+    _submit(db, config, Pause(now=now, reason=reason))
 
 
 @app.command()
@@ -72,7 +76,9 @@ def resume(
     reason: Reason = None, db: DbOpt = None, config: ConfigOpt = Path("engines.toml")
 ) -> None:
     """Start games again after `pause`."""
-    _submit(db, config, controls.Request("resume", {}, reason))
+    from orchestrator.event.controls import Resume
+
+    _submit(db, config, Resume(reason=reason))
 
 
 @app.command()
@@ -85,7 +91,9 @@ def adjudicate(
     config: ConfigOpt = Path("engines.toml"),
 ) -> None:
     """End a game with RESULT (a running game stops at once), or correct a finished one."""
-    _submit(db, config, controls.Request("adjudicate", {"game": game, "result": result}, reason))
+    from orchestrator.event.controls import Adjudicate
+
+    _submit(db, config, Adjudicate(game=game, result=result, reason=reason))
 
 
 @app.command()
@@ -97,7 +105,9 @@ def replay(
     db: DbOpt = None,
 ) -> None:
     """Void a game and play it again from its opening."""
-    _submit(db, config, controls.Request("replay", {"game": game}, reason))
+    from orchestrator.event.controls import Replay
+
+    _submit(db, config, Replay(game=game, reason=reason))
 
 
 @app.command()
@@ -111,7 +121,9 @@ def withdraw(
 ) -> None:
     """Leave ENGINE out of every later pairing; its unplayed games are forfeited or
     cancelled (withdrawn_games)."""
-    _submit(db, config, controls.Request("withdraw", {"engine": engine}, reason))
+    from orchestrator.event.controls import Withdraw
+
+    _submit(db, config, Withdraw(engine=engine, reason=reason))
 
 
 @app.command("pair-manual")
@@ -126,16 +138,21 @@ def pair_manual(
 ) -> None:
     """Fix some or all pairs of ROUND (the next round, or the current one while none of
     its games has started); the event's system pairs the rest."""
+    import asyncio
+
+    from orchestrator.event.controls import PairManual, split_pair
+    from orchestrator.event.read import load_view
+
     path = _store(db, config)
     view = asyncio.run(load_view(path))
     names = [p.name for p in view.tournament.by_seed()]
-    fixed = [list(controls.split_pair(text, names)) for text in pairs]
-    _submit(
-        db, config, controls.Request("pair-manual", {"round": round_number, "pairs": fixed}, reason)
-    )
+    fixed = tuple(split_pair(text, names) for text in pairs)
+    _submit(db, config, PairManual(round=round_number, pairs=fixed, reason=reason))
 
 
 def _option(text: str) -> tuple[str, Any]:
+    from orchestrator.config.model import ConfigError
+
     name, sep, value = text.partition("=")
     if not sep or not name.strip():
         raise ConfigError(f"--option {text!r}: expected NAME=VALUE")
@@ -151,6 +168,12 @@ def _option(text: str) -> tuple[str, Any]:
 
 async def _probe(path: Path, name: str, command: list[str] | None, options: dict[str, Any]) -> None:
     """Start the updated engine once: a new binary or option is refused before it counts."""
+    from orchestrator.config.model import EngineConfig
+    from orchestrator.engines.adapter import Engine, EngineFault
+    from orchestrator.event.controls import ControlRefused
+    from orchestrator.event.read import view_of
+    from orchestrator.store.database import Store
+
     store = await Store.open(path, readonly=True)
     try:
         view = await view_of(store)
@@ -159,7 +182,7 @@ async def _probe(path: Path, name: str, command: list[str] | None, options: dict
         await store.close()
     stored = view.settings.engines.get(name)
     if stored is None:
-        raise controls.ControlRefused(f"no engine named {name!r}")
+        raise ControlRefused(f"no engine named {name!r}")
     current_command, current_options = stored.command, dict(stored.options)
     for update in updates:
         if update.engine == name:
@@ -174,9 +197,7 @@ async def _probe(path: Path, name: str, command: list[str] | None, options: dict
     try:
         started = await Engine.start(engine)
     except EngineFault as fault:
-        raise controls.ControlRefused(
-            f"{name}: the update does not start: {fault.detail}"
-        ) from None
+        raise ControlRefused(f"{name}: the update does not start: {fault.detail}") from None
     await started.close()
 
 
@@ -193,21 +214,32 @@ def engine_update(
     config: ConfigOpt = Path("engines.toml"),
 ) -> None:
     """A new binary or new options for ENGINE from its next game on (started once first)."""
+    import asyncio
+
+    from orchestrator.event.controls import EngineUpdate
+
     options = dict(_option(text) for text in option or [])
     argv = shlex.split(command) if command else None
     if argv is None and not options:
         raise fail("engine-update needs --command or --option")
     path = _store(db, config)
     asyncio.run(_probe(path, engine, argv, options))
-    args = {"engine": engine, "command": argv, "options": options}
-    _submit(db, config, controls.Request("engine-update", args, reason))
+    update = EngineUpdate(
+        engine=engine, command=tuple(argv) if argv else None, options=options, reason=reason
+    )
+    _submit(db, config, update)
 
 
 @app.command()
 @user_errors
 def state(db: DbOpt = None, config: ConfigOpt = Path("engines.toml")) -> None:
-    """The stored event as tournament-state JSON (SPEC.md section 1): its complete rounds,
+    """The stored event as tournament-state JSON (docs/state-json.md): its complete rounds,
     withdrawals and forfeits, for `pair` and `simulate --from`."""
+    import asyncio
+
+    from orchestrator.core.event import state_json
+    from orchestrator.event.read import load_view
+
     view = asyncio.run(load_view(_store(db, config)))
     typer.echo(json.dumps(state_json.encode(view.tournament), indent=1))
 
@@ -218,6 +250,10 @@ def audit(
     as_json: JsonOpt = False, db: DbOpt = None, config: ConfigOpt = Path("engines.toml")
 ) -> None:
     """The audit log: controls, engine faults and strikes, withdrawals, engine updates."""
+    import asyncio
+
+    from orchestrator.event.audit import audit_log
+
     entries = asyncio.run(audit_log(_store(db, config)))
     if as_json:
         typer.echo(json.dumps(entries, indent=1))

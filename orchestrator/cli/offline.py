@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from orchestrator.cli.app import app, fail, user_errors
+from orchestrator.cli.base import app, fail, user_errors
 from orchestrator.core.pairing.registry import names
 
 if TYPE_CHECKING:
@@ -57,6 +57,30 @@ def pair(
     except ValueError as exc:  # e.g. a finished round robin
         raise fail(f"{state}: {exc}") from None
     typer.echo(json.dumps(state_json.encode_pairing(pairing)))
+
+
+class SchemaOf(StrEnum):
+    config = "config"
+    state = "state"
+
+
+@app.command()
+@user_errors
+def schema(
+    of: Annotated[
+        SchemaOf,
+        typer.Argument(metavar="config|state", help="engines.toml, or the tournament-state JSON."),
+    ],
+) -> None:
+    """Print the JSON Schema of engines.toml or of the tournament-state JSON (for editors)."""
+    if of is SchemaOf.config:
+        from orchestrator.config.load import schema as config_schema
+
+        typer.echo(json.dumps(config_schema(), indent=1))
+    else:
+        from orchestrator.core.event.state_json import schema as state_schema
+
+        typer.echo(json.dumps(state_schema(), indent=1))
 
 
 class FormatOpt(StrEnum):

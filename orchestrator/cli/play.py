@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from orchestrator.cli.app import app, fail, user_errors
-from orchestrator.config.load import check_files, load
-from orchestrator.config.model import Config
-from orchestrator.core.game.clock import TimeControl
-from orchestrator.core.game.openings import Opening, OpeningError
-from orchestrator.engines.probe import from_fen, probe
-from orchestrator.game.game import GameSpec, play_game
-from orchestrator.game.pgn import to_pgn
+from orchestrator.cli.base import app, fail, user_errors
+
+if TYPE_CHECKING:
+    from orchestrator.config.model import Config
+    from orchestrator.game.game import GameSpec
 
 
 async def _play(config: Config, spec: GameSpec) -> str:
+    from orchestrator.engines.probe import from_fen, probe
+    from orchestrator.game.game import play_game
+    from orchestrator.game.pgn import to_pgn
+
     fen_reason = from_fen([spec.opening])
     for engine in {spec.white.name: spec.white, spec.black.name: spec.black}.values():
         await (await probe(config, engine, fen_reason)).close()
@@ -52,6 +52,13 @@ def play(
 
     Exit 0 whatever the game's result; 2 for a usage or config error.
     """
+    import asyncio
+
+    from orchestrator.config.load import check_files, load
+    from orchestrator.core.game.clock import TimeControl
+    from orchestrator.core.game.openings import Opening, OpeningError
+    from orchestrator.game.game import GameSpec
+
     config = load(config_path)
     spec_white, spec_black = config.engine(white), config.engine(black)
     check_files(config)

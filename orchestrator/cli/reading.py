@@ -3,18 +3,17 @@ pairings, export.  Each takes `--db PATH` or finds the database through `--confi
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from orchestrator.cli.app import app, fail, user_errors
-from orchestrator.config.load import load
-from orchestrator.event import read
-from orchestrator.event.export import event_pgn, round_pgn, standings_text
-from orchestrator.event.read import EventView, load_view, reading
+from orchestrator.cli.base import app, fail, user_errors
+
+if TYPE_CHECKING:
+    from orchestrator.event.api import OverviewJSON
+    from orchestrator.event.read import EventView
 
 DbOpt = Annotated[Path | None, typer.Option("--db", help="The event's SQLite database.")]
 ConfigOpt = Annotated[Path, typer.Option("--config", "-c", help="Config whose database to read.")]
@@ -22,10 +21,17 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
 def database(db: Path | None, config: Path) -> Path:
+    """The database of `--db`, or of the config's `database`."""
+    from orchestrator.config.load import load
+
     return db if db is not None else load(config).tournament.database
 
 
 def view(db: Path | None, config: Path) -> EventView:
+    import asyncio
+
+    from orchestrator.event.read import load_view
+
     return asyncio.run(load_view(database(db, config)))
 
 
@@ -35,6 +41,9 @@ def standings(
     db: DbOpt = None, config: ConfigOpt = Path("engines.toml"), as_json: JsonOpt = False
 ) -> None:
     """The standings with tiebreaks, and the crosstable."""
+    from orchestrator.event import read
+    from orchestrator.event.export import standings_text
+
     event = view(db, config)
     if as_json:
         typer.echo(json.dumps(read.standings_json(event), indent=1))
@@ -59,6 +68,8 @@ def pairings(
     as_json: JsonOpt = False,
 ) -> None:
     """A round's games in playing order, with results."""
+    from orchestrator.event import read
+
     event = view(db, config)
     if not event.rounds:
         raise fail("no round has been paired yet")
@@ -94,6 +105,8 @@ def export(
     config: ConfigOpt = Path("engines.toml"),
 ) -> None:
     """The finished games as PGN (the whole event, or one round), in round and playing order."""
+    from orchestrator.event.export import event_pgn, round_pgn
+
     event = view(db, config)
     rounds = [r for r in event.rounds if round_number is None or r.number == round_number]
     if round_number is not None and not rounds:
@@ -132,9 +145,12 @@ def status(
     db: DbOpt = None, config: ConfigOpt = Path("engines.toml"), as_json: JsonOpt = False
 ) -> None:
     """The round, the games running (move number, clocks) and the top of the standings."""
+    import asyncio
 
-    async def overview() -> dict[str, Any]:
-        async with reading(database(db, config)) as (loaded, store):
+    from orchestrator.event import read
+
+    async def overview() -> OverviewJSON:
+        async with read.reading(database(db, config)) as (loaded, store):
             return await read.overview_json(loaded, store)
 
     data = asyncio.run(overview())

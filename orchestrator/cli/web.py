@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import socket
 from pathlib import Path
 from typing import Annotated
 
-import structlog
 import typer
 
-from orchestrator.cli.app import app, fail, user_errors
-from orchestrator.daemon.system import WebProcess, become_web_child
-from orchestrator.logs import configure, limit_server_errors
-from orchestrator.web.app import make_app
-from orchestrator.web.server import connection_cap, serve_until_stopped
+from orchestrator.cli.base import app, fail, user_errors
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -42,6 +36,15 @@ def serve(
     ] = None,
 ) -> None:
     """Serve the web view of DB: overview, standings, crosstable, games, PGN downloads."""
+    import asyncio
+
+    import structlog
+
+    from orchestrator.daemon.system import WebProcess, become_web_child
+    from orchestrator.logs import configure, limit_server_errors
+    from orchestrator.web.app import make_app
+    from orchestrator.web.server import connection_cap, serve_until_stopped
+
     if not db.is_file():
         raise fail(f"{db}: no such database")
     if parent is not None:

@@ -15,3 +15,12 @@ class OrchestratorError(Exception):
     """
 
     exit_code = 2
+
+
+class DaemonFault(Exception):
+    """The daemon itself could not go on with a game (no descriptors, memory or disk): the
+    attempt is aborted and played again later; no engine is blamed.
+
+    >>> str(DaemonFault("cannot start Stockfish: Too many open files"))
+    'cannot start Stockfish: Too many open files'
+    """

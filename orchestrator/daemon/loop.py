@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import os
 import socket
 import sqlite3
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,6 +22,7 @@ import msgspec
 import structlog
 
 from orchestrator.config.model import Config
+from orchestrator.core.errors import DaemonFault
 from orchestrator.core.event.model import Tournament
 from orchestrator.core.event.standings import standings
 from orchestrator.core.game.openings import Opening
@@ -29,17 +31,16 @@ from orchestrator.core.pairing import pair_next
 from orchestrator.core.pairing.teams import board_tags, team_standings
 from orchestrator.daemon.outputs import LiveFiles, PgnFiles, remove_leftovers, write_standings
 from orchestrator.daemon.system import notify, own_children, sweep_orphans, watchdog_interval
-from orchestrator.engines.adapter import DaemonFault
 from orchestrator.event import controls
 from orchestrator.event.export import slug
-from orchestrator.event.live import live_headers
-from orchestrator.event.open import OpenEvent
 from orchestrator.event.read import STRIKES, view_of
+from orchestrator.event.resume import StartedEvent
 from orchestrator.event.state import OpeningChoice, new_games, tournament
+from orchestrator.event.tcec_files import live_headers
 from orchestrator.executor import HostFault, make_executor
 from orchestrator.game.game import GameSpec
 from orchestrator.game.pgn import to_pgn
-from orchestrator.store.database import GameRow, RoundRow, Store
+from orchestrator.store.database import ControlRow, GameRow, RoundRow, Store
 
 log = structlog.get_logger()
 
@@ -49,11 +50,28 @@ PROGRESS_S = 60.0  # a game_progress line per game at most this often
 BACKOFF_S = 5.0  # after a fault of the daemon's own (no descriptors, ...), wait this long
 
 
+@dataclass
+class _Running:
+    """A game being played: its task and its two engines."""
+
+    task: asyncio.Task[None]
+    players: tuple[str, str]
+
+
+def _readable(rows: list[ControlRow]) -> list[controls.AnyControl]:
+    """The stored controls that can be read (one that cannot is refused when applied)."""
+    out = []
+    for row in rows:
+        with contextlib.suppress(controls.ControlRefused):
+            out.append(controls.decode(row))
+    return out
+
+
 class Daemon:
     def __init__(
         self,
         config: Config,
-        event: OpenEvent,
+        event: StartedEvent,
         store: Store,
         openings: list[Opening] | None,
         *,
@@ -156,7 +174,7 @@ class Daemon:
         total = self.event.settings.rounds
         await asyncio.to_thread(remove_leftovers, self.folder)
         await self._write_outputs(None)
-        running: dict[int, asyncio.Task[None]] = {}
+        running: dict[int, _Running] = {}
         try:
             while True:
                 await self._apply_controls(running)
@@ -182,17 +200,17 @@ class Daemon:
                 else:
                     await self._pair()
         finally:
-            await self._stop_games(list(running.values()))
+            await self._stop_games([r.task for r in running.values()])
             running.clear()
             if self.live:
                 await self.live.close()
 
     def _start_games(
-        self, rnd: RoundRow, unfinished: list[GameRow], running: dict[int, asyncio.Task[None]]
+        self, rnd: RoundRow, unfinished: list[GameRow], running: dict[int, _Running]
     ) -> None:
         """Start games in playing order, `concurrency` at a time, never one engine in two
         games: the first game that cannot start yet holds back the ones after it."""
-        busy = {name for task in running.values() for name in task.players}  # type: ignore[attr-defined]
+        busy = {name for r in running.values() for name in r.players}
         for game in unfinished:
             if game.id in running:
                 continue
@@ -201,13 +219,12 @@ class Daemon:
                 return
             busy |= players
             task = asyncio.create_task(self._play(rnd, game), name=f"game-{game.id}")
-            task.players = (game.white, game.black)  # type: ignore[attr-defined]
-            running[game.id] = task
+            running[game.id] = _Running(task, (game.white, game.black))
 
-    async def _wait(self, running: dict[int, asyncio.Task[None]]) -> None:
+    async def _wait(self, running: dict[int, _Running]) -> None:
         """Until a game ends, a stop is asked for, or a second has passed (controls)."""
         stop = asyncio.create_task(self.stopping.wait())
-        waiting = set(running.values()) | (set() if self.stopping.is_set() else {stop})
+        waiting = {r.task for r in running.values()} | (set() if self.stopping.is_set() else {stop})
         try:
             if waiting:
                 await asyncio.wait(waiting, timeout=TICK_S, return_when=asyncio.FIRST_COMPLETED)
@@ -215,11 +232,11 @@ class Daemon:
                 await asyncio.sleep(TICK_S)
         finally:
             stop.cancel()
-        for game, task in list(running.items()):
-            if task.done():
+        for game, r in list(running.items()):
+            if r.task.done():
                 del running[game]
-                if not task.cancelled() and task.exception() is not None:
-                    raise task.exception()  # type: ignore[misc]
+                if not r.task.cancelled() and (error := r.task.exception()) is not None:
+                    raise error
 
     async def _stop_games(self, tasks: list[asyncio.Task[None]]) -> None:
         """Cancel games (once each: a second cancel would cut the abort) and wait for them."""
@@ -230,56 +247,43 @@ class Daemon:
 
     # controls -------------------------------------------------------------------------------
 
-    async def _apply_controls(self, running: dict[int, asyncio.Task[None]]) -> None:
+    async def _apply_controls(self, running: dict[int, _Running]) -> None:
         """Apply the pending controls in order, each in one committed transaction."""
-        for control in await self.store.controls(pending=True):
-            args = json.loads(control.args)
-            stopped = self._games_ended_by(control.kind, args, running)
-            await self._stop_games([running.pop(g) for g in stopped])
+        for row in await self.store.controls(pending=True):
+            with contextlib.suppress(controls.ControlRefused):  # refused when planned
+                stopped = controls.decode(row).ends({g: r.players for g, r in running.items()})
+                await self._stop_games([running.pop(g).task for g in stopped])
             try:
-                result = await controls.plan(self.store, control, self.config.tournament.site)
-                await self.store.apply_control(control.id, result.outcome, result.changes)
+                control, result = await controls.plan(self.store, row, self.config.tournament.site)
+                await self.store.apply_control(row.id, result.outcome, result.changes)
             except (OSError, MemoryError, sqlite3.OperationalError):
                 raise  # the daemon's own trouble (disk, memory, a locked database): it waits
             except Exception as exc:  # a control that cannot be applied must not stop the event
-                log.error("control_failed", control=control.id, kind=control.kind, error=repr(exc))
+                log.error("control_failed", control=row.id, kind=row.kind, error=repr(exc))
+                control = None
                 result = controls.Plan([], f"refused: it failed: {type(exc).__name__}: {exc}")
-                await self.store.apply_control(control.id, result.outcome, [])
-            refused = result.outcome.startswith("refused")
-            if not refused:
-                if control.kind in ("pause", "resume"):
-                    self.paused = control.kind == "pause"
-                elif control.kind == "engine-update":
-                    self._update_engine(
-                        args["engine"], args.get("command"), args.get("options", {})
-                    )
+                await self.store.apply_control(row.id, result.outcome, [])
+            applied = control if not result.outcome.startswith("refused") else None
+            match applied:
+                case controls.Pause() | controls.Resume():
+                    self.paused = isinstance(applied, controls.Pause)
+                case controls.EngineUpdate():
+                    self._update_engine(applied.engine, applied.command, applied.options)
             log.info(
                 "control_applied",
-                control=control.id,
-                kind=control.kind,
-                user=control.user,
-                command=control.command,
-                reason=control.reason,
-                requested_at=control.requested_at,
+                control=row.id,
+                kind=row.kind,
+                user=row.user,
+                command=row.command,
+                reason=row.reason,
+                requested_at=row.requested_at,
                 outcome=result.outcome,
             )
-            if control.kind in controls.CHANGES_RESULTS and not refused:
+            if applied is not None and applied.changes_results:
                 await self._write_outputs(None, standings=True)
 
-    def _games_ended_by(
-        self, kind: str, args: dict[str, Any], running: dict[int, asyncio.Task[None]]
-    ) -> list[int]:
-        """The running games a control ends (their attempts are aborted first)."""
-        if kind == "pause" and args.get("now"):
-            return list(running)
-        if kind in ("adjudicate", "replay") and args.get("game") in running:
-            return [args["game"]]
-        if kind == "withdraw":
-            return [g for g, t in running.items() if args.get("engine") in t.players]  # type: ignore[attr-defined]
-        return []
-
     def _update_engine(
-        self, name: str, command: list[str] | tuple[str, ...] | None, options: dict[str, Any]
+        self, name: str, command: tuple[str, ...] | None, options: Mapping[str, object]
     ) -> None:
         """An engine update: its next games use the new command and options."""
         engines = tuple(
@@ -294,7 +298,7 @@ class Daemon:
         )
         self.config = msgspec.structs.replace(self.config, engines=engines)
 
-    async def _strikes(self, engine: str) -> None:
+    async def _withdraw_on_strikes(self, engine: str) -> None:
         """Withdraw `engine` once its strikes reach `strikes` (a control, like any other)."""
         if not self.event.settings.strikes:
             return
@@ -302,7 +306,7 @@ class Daemon:
         asked = controls.strike_request(view, engine)
         pending = await self.store.controls(pending=True)
         if asked is None or any(
-            c.kind == "withdraw" and json.loads(c.args).get("engine") == engine for c in pending
+            isinstance(c, controls.Withdraw) and c.engine == engine for c in _readable(pending)
         ):
             return
         command = ["strikes", "=", str(self.event.settings.strikes)]
@@ -427,7 +431,7 @@ class Daemon:
         await self._sweep()
         await self._write_outputs(rnd.number)
         if record.fault is not None and record.fault.kind in STRIKES:
-            await self._strikes(record.fault.engine)
+            await self._withdraw_on_strikes(record.fault.engine)
 
     async def _play_attempt(
         self,

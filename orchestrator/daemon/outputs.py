@@ -23,8 +23,14 @@ from orchestrator.core.game.fields import Annotated, Annotator
 from orchestrator.core.game.openings import Opening
 from orchestrator.core.game.record import MoveRecord
 from orchestrator.event.export import round_pgn, slug, standings_text
-from orchestrator.event.live import crosstable_json, live_json, live_move, live_pgn, schedule_json
 from orchestrator.event.read import EventView, standings_json, standings_notes
+from orchestrator.event.tcec_files import (
+    crosstable_json,
+    live_json,
+    live_move,
+    live_pgn,
+    schedule_json,
+)
 from orchestrator.store.database import RoundRow
 
 

@@ -26,6 +26,7 @@ import chess
 import chess.engine
 
 from orchestrator.config.model import EngineConfig
+from orchestrator.core.errors import DaemonFault
 from orchestrator.core.game.record import Fault, FaultKind
 
 QUIT_TIMEOUT = 1.0  # seconds an engine gets to quit before its process group is killed
@@ -74,11 +75,6 @@ def die_with_parent() -> None:  # pragma: no cover - runs in the child before ex
 
 #: errors of the daemon's own (no descriptors, no memory, no disk), never an engine's fault
 DAEMON_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOSPC, errno.EAGAIN})
-
-
-class DaemonFault(Exception):
-    """The daemon itself could not go on with a game (no descriptors, memory or disk): the
-    attempt is aborted and played again later; no engine is blamed."""
 
 
 class EngineFault(Exception):

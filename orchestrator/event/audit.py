@@ -3,14 +3,16 @@ update, in the order they happened."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
+from orchestrator.event.api import AuditEntry
+from orchestrator.event.controls import ControlRefused, Withdraw, decode
 from orchestrator.event.read import STRIKES, reading
 
+__all__ = ["audit_log"]
 
-async def audit_log(db: Path) -> list[dict[str, Any]]:
+
+async def audit_log(db: Path) -> list[AuditEntry]:
     """The entries of `db`'s audit log, oldest first; each has `at`, `what` and `text`.
 
     >>> import asyncio
@@ -18,10 +20,17 @@ async def audit_log(db: Path) -> list[dict[str, Any]]:
     >>> asyncio.run(audit_log(sample_database()))
     []
     """
-    entries: list[dict[str, Any]] = []
+    entries: list[AuditEntry] = []
+    withdrawn_at: dict[str, str] = {}  # engine: when its last withdrawal was applied
     async with reading(db) as (view, store):
         for c in await store.controls():
-            args = json.loads(c.args)
+            try:
+                control = decode(c)
+            except ControlRefused:
+                control = None
+            args = control.args() if control is not None else {}
+            if isinstance(control, Withdraw) and c.applied_at:
+                withdrawn_at[control.engine] = c.applied_at
             state = f"applied {c.applied_at}: {c.outcome}" if c.applied_at else "pending"
             entries.append(
                 {
@@ -57,14 +66,9 @@ async def audit_log(db: Path) -> list[dict[str, Any]]:
                     }
                 )
         for name, (after, reason) in view.withdrawals.items():
-            applied = [
-                e for e in entries
-                if e["what"] == "control" and e["kind"] == "withdraw"
-                and e["args"].get("engine") == name and e["applied_at"]
-            ]  # fmt: skip
             entries.append(
                 {
-                    "at": applied[-1]["applied_at"] if applied else "",
+                    "at": withdrawn_at.get(name, ""),
                     "what": "withdrawal",
                     "engine": name,
                     "after_round": after,
@@ -86,4 +90,4 @@ async def audit_log(db: Path) -> list[dict[str, Any]]:
                     f"options {u.options or 'unchanged'}, {first}",
                 }
             )
-    return sorted(entries, key=lambda e: str(e["at"]))
+    return sorted(entries, key=lambda e: e["at"])

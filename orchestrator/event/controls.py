@@ -1,10 +1,11 @@
-"""Operator controls: what a tournament director may ask of an event, checked when asked and
-applied by the daemon.
+"""Operator controls (docs/controls.md): what a tournament director may ask of an event, one
+class per kind, each with its check, its plan and its description.
 
 A control is stored in the database first (`request`), so it works the same whether a daemon
 runs or not: a running daemon applies it within a second, a stopped one when it starts.
 Applying it (`plan`) turns it into the changes of one committed transaction, together with
-the control's outcome, which the audit log keeps.
+the control's outcome, which the audit log keeps.  The daemon, the command line and the audit
+log tell the kinds apart by their class.
 """
 
 from __future__ import annotations
@@ -13,35 +14,50 @@ import getpass
 import json
 import shlex
 import sys
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any, ClassVar
 
+import msgspec
+
+from orchestrator.config.model import OptionValue
+from orchestrator.core.codec import SchemaError, convert, to_builtins
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.event.model import RESULTS, Result
-from orchestrator.core.game.record import Cp, GameRecord, Mate, MoveRecord, Termination
+from orchestrator.core.game.openings import START
+from orchestrator.core.game.record import GameRecord, Termination
+from orchestrator.core.pairing import lookup
 from orchestrator.core.pairing.teams import board_tags
 from orchestrator.event.read import STRIKES, EventView, view_of
 from orchestrator.game.pgn import amend, to_pgn
 from orchestrator.store import changes
 from orchestrator.store.database import Change, ControlRow, GameRow, RoundRow, Store
 
-KINDS = ("pause", "resume", "adjudicate", "replay", "withdraw", "engine-update", "pair-manual")
-#: controls whose changes touch results, pairings or engines: the outputs are rewritten
-CHANGES_RESULTS = frozenset({"adjudicate", "replay", "withdraw", "pair-manual"})
+__all__ = [
+    "STRIKES",
+    "Adjudicate",
+    "AnyControl",
+    "Control",
+    "ControlRefused",
+    "EngineUpdate",
+    "PairManual",
+    "Pause",
+    "Plan",
+    "Replay",
+    "Resume",
+    "Withdraw",
+    "decode",
+    "fixed_pairs",
+    "plan",
+    "request",
+    "split_pair",
+    "strike_request",
+]
 
 
 class ControlRefused(OrchestratorError):
     """A control that cannot be applied; the message says why, naming the game or engine."""
-
-
-@dataclass(frozen=True)
-class Request:
-    """A control as asked for: its kind, its arguments and the director's reason."""
-
-    kind: str
-    args: dict[str, Any] = field(default_factory=dict)
-    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -52,44 +68,310 @@ class Plan:
     outcome: str
 
 
-def check(request: Request, view: EventView) -> None:
-    """Refuse, in one line naming the game or engine, a control that cannot apply now.
+class Control(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
+    """A director's control, as asked for and as stored (its `kind` is its class's tag)."""
+
+    reason: str | None = None
+
+    #: whether the director must say why
+    needs_reason: ClassVar[bool] = True
+    #: whether applying it changes results, pairings or engines (the outputs are rewritten)
+    changes_results: ClassVar[bool] = False
+
+    @property
+    def kind(self) -> str:
+        """The control's name, as the command line and the audit log give it."""
+        return str(type(self).__struct_config__.tag)
+
+    def args(self) -> dict[str, Any]:
+        """Its arguments, as stored."""
+        plain: dict[str, Any] = to_builtins(self)
+        plain.pop("kind")
+        plain.pop("reason")
+        return plain
+
+    def check(self, view: EventView) -> None:
+        """Refuse, in one line naming the game or engine, a control that cannot apply now."""
+        if self.needs_reason and not (self.reason or "").strip():
+            raise ControlRefused(f"{self.kind} needs --reason")
+        if view.finished:
+            raise ControlRefused(f"the event {view.name!r} is finished")
+        self._check(view)
+
+    def _check(self, view: EventView) -> None:
+        """The checks of the kind."""
+
+    async def plan(self, store: Store, view: EventView, site: str, control: int) -> Plan:
+        """Its changes and its outcome against the event as it is now (checked already)."""
+        raise NotImplementedError  # every kind has its own
+
+    def ends(self, running: Mapping[int, tuple[str, str]]) -> list[int]:
+        """The running games (id: players) it stops: their attempts are aborted first."""
+        return []
+
+
+class Pause(Control, frozen=True, kw_only=True, tag="pause"):
+    """No new game starts; with `now`, the running games are aborted (replayed later)."""
+
+    now: bool = False
+    needs_reason: ClassVar[bool] = False
+
+    async def plan(self, store: Store, view: EventView, site: str, control: int) -> Plan:
+        now = " (running games aborted)" if self.now else ""
+        return Plan(changes.paused(True), f"paused{now}")
+
+    def ends(self, running: Mapping[int, tuple[str, str]]) -> list[int]:
+        return list(running) if self.now else []
+
+
+class Resume(Control, frozen=True, kw_only=True, tag="resume"):
+    """Games start again."""
+
+    needs_reason: ClassVar[bool] = False
+
+    async def plan(self, store: Store, view: EventView, site: str, control: int) -> Plan:
+        return Plan(changes.paused(False), "resumed")
+
+
+class _GameControl(Control, frozen=True, kw_only=True):
+    """A control of one game (`pairings --json`'s id)."""
+
+    game: int
+    changes_results: ClassVar[bool] = True
+
+    def ends(self, running: Mapping[int, tuple[str, str]]) -> list[int]:
+        return [self.game] if self.game in running else []
+
+    def row(self, view: EventView) -> GameRow:
+        game = view.game(self.game)
+        if game is None:
+            raise ControlRefused(f"no game {self.game} (the games of pairings --json)")
+        return game
+
+
+class Adjudicate(_GameControl, frozen=True, kw_only=True, tag="adjudicate"):
+    """A running game ends at once with `result`; a finished one has its result corrected.
 
     >>> from orchestrator.event.sample import sample_view
     >>> view = sample_view()
-    >>> check(Request("adjudicate", {"game": 2, "result": "1-0"}, "crash"), view)
-    >>> for args in ({"game": 99, "result": "1-0"}, {"game": 2, "result": "1:0"}):
+    >>> Adjudicate(game=2, result="1-0", reason="crash").check(view)
+    >>> for game, result in ((99, "1-0"), (2, "1:0")):
     ...     try:
-    ...         check(Request("adjudicate", args, "why"), view)
+    ...         Adjudicate(game=game, result=result, reason="why").check(view)
     ...     except ControlRefused as refused:
     ...         print(refused)
     no game 99 (the games of pairings --json)
     '1:0' is not a PGN result (1-0, 0-1 or 1/2-1/2)
     """
-    if request.kind not in KINDS:
-        raise ControlRefused(f"unknown control {request.kind!r}")
-    if request.kind not in ("pause", "resume") and not (request.reason or "").strip():
-        raise ControlRefused(f"{request.kind} needs --reason")
-    if view.finished and request.kind != "resume":
-        raise ControlRefused(f"the event {view.name!r} is finished")
-    if request.kind == "adjudicate":
-        result = request.args.get("result")
-        if result not in RESULTS:
-            raise ControlRefused(f"{result!r} is not a PGN result (1-0, 0-1 or 1/2-1/2)")
-        _changeable(view, _game(view, request.args.get("game")))
-    elif request.kind == "replay":
-        game = _game(view, request.args.get("game"))
+
+    result: str
+
+    def _check(self, view: EventView) -> None:
+        if self.result not in RESULTS:
+            raise ControlRefused(f"{self.result!r} is not a PGN result (1-0, 0-1 or 1/2-1/2)")
+        _changeable(view, self.row(view))
+
+    async def plan(self, store: Store, view: EventView, site: str, control: int) -> Plan:
+        game = self.row(view)
+        result: Result = next(r for r in RESULTS if r == self.result)
+        reason = self.reason or ""
+        plan = [c for n in _changeable(view, game) for c in changes.round_dropped(n)]
+        details = f"Adjudicated by the tournament director: {reason}"
+        text = f"{_winner(result)} by the tournament director's decision: {reason}"
+        if game.status == "finished" and game.pgn:
+            pgn = amend(game.pgn, result, "adjudication", details)
+            plies, attempt = game.plies or 0, None
+        else:
+            record, attempt = await _record_so_far(store, view, game, result, text)
+            pgn, plies = _pgn(view, game, record, site, details), record.plies
+        plan += changes.game_result(
+            game.id,
+            result,
+            "adjudication",
+            text,
+            details=details,
+            plies=plies,
+            pgn=pgn,
+            attempt=attempt,
+        )
+        return Plan(plan, f"game {game.id}: {result} by adjudication")
+
+
+class Replay(_GameControl, frozen=True, kw_only=True, tag="replay"):
+    """The game is voided and played again from its opening."""
+
+    def _check(self, view: EventView) -> None:
+        game = self.row(view)
         if game.status == "pending" and not any(a.game == game.id for a in view.attempts):
             raise ControlRefused(f"game {game.id} has not been played yet: nothing to replay")
         if game.forfeit:
             raise ControlRefused(f"game {game.id} is a forfeit: its engine withdrew")
         _changeable(view, game)
-    elif request.kind == "pair-manual":
-        _manual_round(view, request.args)
-    elif request.kind in ("withdraw", "engine-update"):
-        engine = _engine(view, request.args.get("engine"))
-        if request.kind == "withdraw" and engine in view.withdrawals:
-            raise ControlRefused(f"{engine!r} has already withdrawn")
+
+    async def plan(self, store: Store, view: EventView, site: str, control: int) -> Plan:
+        game = self.row(view)
+        plan = [c for n in _changeable(view, game) for c in changes.round_dropped(n)]
+        plan += changes.game_voided(game.id, self.reason or "")
+        if (r := _round_of(view, game)).finished_at is not None:
+            plan += changes.round_reopened(r.number)
+        return Plan(plan, f"game {game.id} voided, to be played again")
+
+
+class _EngineControl(Control, frozen=True, kw_only=True):
+    """A control of one engine."""
+
+    engine: str
+
+    def _check(self, view: EventView) -> None:
+        _engine(view, self.engine)
+
+
+class Withdraw(_EngineControl, frozen=True, kw_only=True, tag="withdraw"):
+    """The engine is left out of every later pairing and BYE; its unplayed games of the
+    current round are forfeited (a win for the opponent) or cancelled, per
+    `withdrawn_games`."""
+
+    changes_results: ClassVar[bool] = True
+
+    def _check(self, view: EventView) -> None:
+        super()._check(view)
+        if self.engine in view.withdrawals:
+            raise ControlRefused(f"{self.engine!r} has already withdrawn")
+
+    def ends(self, running: Mapping[int, tuple[str, str]]) -> list[int]:
+        return [game for game, players in running.items() if self.engine in players]
+
+    async def plan(self, store: Store, view: EventView, site: str, control: int) -> Plan:
+        engine, reason = self.engine, self.reason or ""
+        after = view.rounds[-1].number if view.rounds else 0
+        plan = changes.player_withdrawn(engine, after, reason)
+        unplayed = [
+            g
+            for g in (view.rounds[-1].games if view.rounds else ())
+            if engine in (g.white, g.black) and g.status != "finished"
+        ]
+        if view.settings.withdrawn_games == "cancel":
+            plan += changes.games_dropped([g.id for g in unplayed])
+            what = "cancelled"
+        else:
+            for g in unplayed:
+                result: Result = "0-1" if g.white == engine else "1-0"
+                text = f"{_winner(result)} by forfeit: {engine} withdrew ({reason})"
+                record, _ = await _record_so_far(
+                    store, view, g, result, text, moves=False, termination="abandoned"
+                )
+                pgn = _pgn(view, g, record, site, text)
+                plan += changes.game_result(
+                    g.id, result, "abandoned", text, details=text, pgn=pgn, forfeit=True
+                )
+            what = "forfeited"
+        games = ", ".join(str(g.id) for g in unplayed) or "none"
+        return Plan(plan, f"{engine} withdrawn after round {after}; unplayed games {what}: {games}")
+
+
+class EngineUpdate(_EngineControl, frozen=True, kw_only=True, tag="engine-update"):
+    """A new command or new options for the engine, from its next game on."""
+
+    command: tuple[str, ...] | None = None
+    options: dict[str, OptionValue] = msgspec.field(default_factory=dict)
+
+    async def plan(self, store: Store, view: EventView, site: str, control: int) -> Plan:
+        update = changes.engine_updated(self.engine, self.command, self.options, control)
+        return Plan(update, f"{self.engine}: new {self.what()} from its next game")
+
+    def what(self) -> str:
+        """What changes, in words.
+
+        >>> EngineUpdate(engine="E", options={"Hash": 64}).what()
+        'options Hash=64'
+        """
+        parts = []
+        if self.command:
+            parts.append(f"command {shlex.join(self.command)}")
+        if self.options:
+            parts.append("options " + ", ".join(f"{k}={v}" for k, v in self.options.items()))
+        return " and ".join(parts)
+
+
+class PairManual(Control, frozen=True, kw_only=True, tag="pair-manual"):
+    """Some or all pairs of `round` fixed by hand (white first); the system pairs the rest.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> PairManual(round=1, pairs=(("A", "B"),), reason="why").check(sample_view())
+    Traceback (most recent call last):
+    ...
+    orchestrator.event.controls.ControlRefused: round 1 has started: its pairing can no longer ...
+    """
+
+    round: int
+    pairs: tuple[tuple[str, str], ...]
+    changes_results: ClassVar[bool] = True
+
+    def _check(self, view: EventView) -> None:
+        self._replaces(view)
+
+    def _replaces(self, view: EventView) -> int:
+        """The number of the paired round it replaces (0: the round is not paired yet)."""
+        number = self.round
+        last = view.rounds[-1] if view.rounds else None
+        next_number = (last.number if last else 0) + 1
+        for system in view.settings.systems():
+            if lookup(system).unfixable:
+                raise ControlRefused(lookup(system).unfixable)
+        if number > view.settings.rounds:
+            raise ControlRefused(f"the event has {view.settings.rounds} rounds, not {number}")
+        replaces = 0
+        if last is not None and number == last.number:
+            if any(_started(view, g) for g in last.games):
+                raise ControlRefused(
+                    f"round {number} has started: its pairing can no longer change"
+                )
+            replaces = number
+        elif number != next_number:
+            raise ControlRefused(
+                f"round {number} cannot be paired by hand now: the next round to pair is "
+                f"{next_number}"
+            )
+        if not self.pairs:
+            raise ControlRefused("pair-manual needs at least one pair WHITE-BLACK")
+        seen: set[str] = set()
+        for pair in self.pairs:
+            for name in pair:
+                engine = _engine(view, name)
+                if engine in view.withdrawals:
+                    raise ControlRefused(f"{engine!r} has withdrawn")
+                if engine in seen:
+                    raise ControlRefused(f"{engine!r} is in two pairs")
+                seen.add(engine)
+        return replaces
+
+    async def plan(self, store: Store, view: EventView, site: str, control: int) -> Plan:
+        replaced = self._replaces(view)
+        shown = ", ".join(f"{a}-{b}" for a, b in self.pairs)
+        again = " (its pairing made again)" if replaced else ""
+        return Plan(
+            changes.round_dropped(replaced) if replaced else [],
+            f"round {self.round}{again}: {shown} fixed; the system pairs the rest",
+        )
+
+
+#: every kind of control, told apart by `kind`
+AnyControl = Pause | Resume | Adjudicate | Replay | Withdraw | EngineUpdate | PairManual
+
+
+def decode(row: ControlRow) -> AnyControl:
+    """A stored control as its class; `ControlRefused` when it cannot be read.
+
+    >>> from orchestrator.store.database import ControlRow
+    >>> row = ControlRow(1, "", "td", "", "replay", '{"game": 3}', "crash", None, None)
+    >>> decode(row)
+    Replay(reason='crash', game=3)
+    """
+    try:
+        data = {"kind": row.kind, **json.loads(row.args), "reason": row.reason}
+        return convert(data, AnyControl)  # type: ignore[arg-type]
+    except (SchemaError, ValueError, TypeError) as exc:
+        raise ControlRefused(f"control {row.id} ({row.kind}) cannot be read: {exc}") from None
 
 
 def split_pair(text: str, names: list[str]) -> tuple[str, str]:
@@ -113,64 +395,18 @@ def split_pair(text: str, names: list[str]) -> tuple[str, str]:
     return splits[0]
 
 
-def _manual_round(view: EventView, args: dict[str, Any]) -> int:
-    """Check a `pair-manual` control; the number of the paired round it replaces (0: the
-    round is not paired yet)."""
-    number, pairs = args.get("round"), args.get("pairs")
-    last = view.rounds[-1] if view.rounds else None
-    next_number = (last.number if last else 0) + 1
-    if not isinstance(number, int) or isinstance(number, bool):
-        raise ControlRefused(f"{number!r} is not a round number")
-    if view.settings.system == "round-robin":
-        raise ControlRefused("a round robin's pairings are its table: none can be fixed")
-    if view.settings.system == "team-swiss":
-        raise ControlRefused("a team Swiss pairs whole teams: its games cannot be fixed one by one")
-    if number > view.settings.rounds:
-        raise ControlRefused(f"the event has {view.settings.rounds} rounds, not {number}")
-    replaces = 0
-    if last is not None and number == last.number:
-        if any(_started(view, g) for g in last.games):
-            raise ControlRefused(f"round {number} has started: its pairing can no longer change")
-        replaces = number
-    elif number != next_number:
-        raise ControlRefused(
-            f"round {number} cannot be paired by hand now: the next round to pair is {next_number}"
-        )
-    if not isinstance(pairs, list) or not pairs:
-        raise ControlRefused("pair-manual needs at least one pair WHITE-BLACK")
-    seen: set[str] = set()
-    for pair in pairs:
-        if not (isinstance(pair, list | tuple) and len(pair) == 2):
-            raise ControlRefused(f"{pair!r} is not a pair of engines")
-        for name in pair:
-            engine = _engine(view, name)
-            if engine in view.withdrawals:
-                raise ControlRefused(f"{engine!r} has withdrawn")
-            if engine in seen:
-                raise ControlRefused(f"{engine!r} is in two pairs")
-            seen.add(engine)
-    return replaces
-
-
 def fixed_pairs(stored: list[ControlRow], number: int) -> tuple[tuple[str, str], ...]:
     """The pairs a director fixed for round `number`: the last applied `pair-manual`."""
     found: tuple[tuple[str, str], ...] = ()
-    for control in stored:
-        if control.kind != "pair-manual" or control.applied_at is None:
+    for row in stored:
+        if row.kind != "pair-manual" or row.applied_at is None:
             continue
-        if (control.outcome or "").startswith("refused"):
+        if (row.outcome or "").startswith("refused"):
             continue
-        args = json.loads(control.args)
-        if args.get("round") == number:
-            found = tuple((str(a), str(b)) for a, b in args["pairs"])
+        control = decode(row)
+        if isinstance(control, PairManual) and control.round == number:
+            found = control.pairs
     return found
-
-
-def _game(view: EventView, game_id: object) -> GameRow:
-    game = view.game(game_id) if isinstance(game_id, int) else None
-    if game is None:
-        raise ControlRefused(f"no game {game_id} (the games of pairings --json)")
-    return game
 
 
 def _engine(view: EventView, name: object) -> str:
@@ -198,7 +434,7 @@ def _changeable(view: EventView, game: GameRow) -> list[int]:
 
 
 async def request(
-    store: Store, asked: Request, command: list[str] | None = None, user: str | None = None
+    store: Store, asked: Control, command: list[str] | None = None, user: str | None = None
 ) -> int:
     """Check `asked` against the stored event and store it for the daemon; its id.  The
     audit entry names `user` (the OS user by default) and `command` (the command line).
@@ -208,24 +444,21 @@ async def request(
     >>> async def ask(db):
     ...     store = await Store.open(db)
     ...     try:
-    ...         number = await request(store, Request("pause"), ["orchestrator", "pause"], "td")
+    ...         number = await request(store, Pause(), ["orchestrator", "pause"], "td")
     ...         return number, [(c.kind, c.user, c.applied_at) for c in await store.controls()]
     ...     finally:
     ...         await store.close()
     >>> asyncio.run(ask(sample_database()))
     (1, [('pause', 'td', None)])
     """
-    check(asked, await view_of(store))
+    asked.check(await view_of(store))
     line = shlex.join(command if command is not None else ["orchestrator", *sys.argv[1:]])
-    args = json.dumps(asked.args, sort_keys=True)
+    args = json.dumps(asked.args(), sort_keys=True)
     return await store.add_control(user or getpass.getuser(), line, asked.kind, args, asked.reason)
 
 
-# applying --------------------------------------------------------------------------------------
-
-
-async def plan(store: Store, control: ControlRow, site: str = "?") -> Plan:
-    """The changes and outcome of a stored control against the event as it is now; a
+async def plan(store: Store, row: ControlRow, site: str = "?") -> tuple[AnyControl | None, Plan]:
+    """A stored control and its changes and outcome against the event as it is now; a
     control that can no longer apply (the round moved on) is refused, with the reason as
     its outcome.  The daemon has already stopped any game the control ends.
 
@@ -234,101 +467,23 @@ async def plan(store: Store, control: ControlRow, site: str = "?") -> Plan:
     >>> async def adjudicate(db):
     ...     store = await Store.open(db)
     ...     try:
-    ...         asked = Request("adjudicate", {"game": 2, "result": "0-1"}, "crash")
+    ...         asked = Adjudicate(game=2, result="0-1", reason="crash")
     ...         await request(store, asked, ["orchestrator"], "td")
-    ...         (control,) = await store.controls(pending=True)
-    ...         return (await plan(store, control)).outcome
+    ...         (row,) = await store.controls(pending=True)
+    ...         return (await plan(store, row))[1].outcome
     ...     finally:
     ...         await store.close()
     >>> asyncio.run(adjudicate(sample_database()))
     'game 2: 0-1 by adjudication'
     """
-    view = await view_of(store)
-    asked = Request(control.kind, json.loads(control.args), control.reason)
+    control: AnyControl | None = None
     try:
-        check(asked, view)
-        return await _plan(store, view, asked, site, control.id)
+        control = decode(row)
+        view = await view_of(store)
+        control.check(view)
+        return control, await control.plan(store, view, site, row.id)
     except ControlRefused as refused:
-        return Plan([], f"refused: {refused}")
-
-
-async def _plan(store: Store, view: EventView, asked: Request, site: str, control: int) -> Plan:
-    args, reason = asked.args, asked.reason or ""
-    if asked.kind in ("pause", "resume"):
-        now = " (running games aborted)" if args.get("now") else ""
-        return Plan(changes.paused(asked.kind == "pause"), f"{asked.kind}d{now}")
-    if asked.kind == "engine-update":
-        command = args.get("command")
-        update = changes.engine_updated(args["engine"], command, args.get("options", {}), control)
-        return Plan(update, f"{args['engine']}: new {_what(args)} from its next game")
-    if asked.kind == "withdraw":
-        return await _withdraw(store, view, args["engine"], reason, site)
-    if asked.kind == "pair-manual":
-        replaced = _manual_round(view, args)
-        shown = ", ".join(f"{a}-{b}" for a, b in args["pairs"])
-        again = " (its pairing made again)" if replaced else ""
-        return Plan(
-            changes.round_dropped(replaced) if replaced else [],
-            f"round {args['round']}{again}: {shown} fixed; the system pairs the rest",
-        )
-    game = _game(view, args["game"])
-    plan = [c for n in _changeable(view, game) for c in changes.round_dropped(n)]
-    if asked.kind == "replay":
-        plan += changes.game_voided(game.id, reason)
-        if (r := _round_of(view, game)).finished_at is not None:
-            plan += changes.round_reopened(r.number)
-        return Plan(plan, f"game {game.id} voided, to be played again")
-    result = cast(Result, args["result"])
-    details = f"Adjudicated by the tournament director: {reason}"
-    text = f"{_winner(result)} by the tournament director's decision: {reason}"
-    if game.status == "finished" and game.pgn:
-        pgn = amend(game.pgn, result, "adjudication", details)
-        plan += changes.game_result(
-            game.id, result, "adjudication", text, details=details, plies=game.plies or 0, pgn=pgn
-        )
-    else:
-        record, attempt = await _record_so_far(store, view, game, result, text)
-        pgn = _pgn(view, game, record, site, details)
-        plan += changes.game_result(
-            game.id,
-            result,
-            "adjudication",
-            text,
-            details=details,
-            plies=record.plies,
-            pgn=pgn,
-            attempt=attempt,
-        )
-    return Plan(plan, f"game {game.id}: {result} by adjudication")
-
-
-async def _withdraw(store: Store, view: EventView, engine: str, reason: str, site: str) -> Plan:
-    """Withdrawn after the current round; its unplayed games of that round are forfeited
-    (a win for the opponent) or cancelled, per `withdrawn_games`."""
-    after = view.rounds[-1].number if view.rounds else 0
-    plan = changes.player_withdrawn(engine, after, reason)
-    unplayed = [
-        g
-        for g in (view.rounds[-1].games if view.rounds else ())
-        if engine in (g.white, g.black) and g.status != "finished"
-    ]
-    if view.settings.withdrawn_games == "cancel":
-        plan += changes.games_dropped([g.id for g in unplayed])
-        what = "cancelled"
-    else:
-        for g in unplayed:
-            result: Result = "0-1" if g.white == engine else "1-0"
-            text = f"{_winner(result)} by forfeit: {engine} withdrew ({reason})"
-            record, _ = await _record_so_far(
-                store, view, g, result, text, moves=False, termination="abandoned"
-            )
-            pgn = _pgn(view, g, record, site, text)
-            plan += changes.game_result(
-                g.id, result, "abandoned", text, details=text, pgn=pgn, forfeit=True
-            )
-        what = "forfeited"
-    games = ", ".join(str(g.id) for g in unplayed) or "none"
-    return Plan(plan, f"{engine} withdrawn after round {after}; unplayed games {what}: {games}")
+        return control, Plan([], f"refused: {refused}")
 
 
 def _round_of(view: EventView, game: GameRow) -> RoundRow:
@@ -353,15 +508,6 @@ def _winner(result: Result) -> str:
     return {"1-0": "White wins", "0-1": "Black wins", "1/2-1/2": "Draw"}[result]
 
 
-def _what(args: dict[str, Any]) -> str:
-    parts = []
-    if args.get("command"):
-        parts.append(f"command {shlex.join(args['command'])}")
-    if args.get("options"):
-        parts.append("options " + ", ".join(f"{k}={v}" for k, v in args["options"].items()))
-    return " and ".join(parts)
-
-
 async def _record_so_far(
     store: Store,
     view: EventView,
@@ -372,40 +518,13 @@ async def _record_so_far(
     moves: bool = True,
     termination: Termination = "adjudication",
 ) -> tuple[GameRecord, int | None]:
-    """The game as far as its last attempt got (none: just the opening), ended with
-    `result` by the director; and that attempt."""
+    """The game as far as its last attempt got (its book moves, then the engines' moves),
+    ended with `result` by the director; and that attempt."""
     attempts = [a for a in view.attempts if a.game == game.id and a.voided_at is None]
     attempt = attempts[-1].id if attempts and moves else None
     rows = await store.moves(attempt) if attempt is not None else []
-    played = tuple(
-        MoveRecord(
-            uci=m["uci"],
-            san=m["san"],
-            book=bool(m["book"]),
-            score=Mate(m["score_mate"])
-            if m["score_mate"] is not None
-            else (Cp(m["score_cp"]) if m["score_cp"] is not None else None),
-            depth=m["depth"],
-            seldepth=m["seldepth"],
-            nodes=m["nodes"],
-            time_ms=m["time_ms"],
-            clock_ms=m["clock_ms"],
-            reported_ms=m["reported_ms"],
-            pv=tuple((m["pv"] or "").split()),
-            nps=m["nps"],
-            tbhits=m["tbhits"],
-            hashfull=m["hashfull"],
-        )
-        for m in rows
-    )
-    if not played and game.opening is not None:  # the book moves, as a game would have them
-        board = game.opening.board()
-        book = []
-        for uci in game.opening.moves:
-            move = board.parse_uci(uci)
-            book.append(MoveRecord(uci, board.san(move), book=True))
-            board.push(move)
-        played = tuple(book)
+    opening = game.opening or START
+    played = (*opening.book(), *(r.move for r in rows if not r.move.book))
     started = next((a.started_at for a in attempts if a.id == attempt), None)
     when = datetime.fromisoformat(started) if started else datetime.now(UTC)
     record = GameRecord(
@@ -418,16 +537,16 @@ async def _record_so_far(
         started_at=when,
         ended_at=datetime.now(UTC),
         time_control=str(view.settings.tc),
-        start_fen=game.opening.fen if game.opening else None,
+        start_fen=opening.fen,
         opening=game.opening.name if game.opening else None,
-        eco=game.opening.eco if game.opening else None,
-        variation=game.opening.variation if game.opening else None,
+        eco=opening.eco,
+        variation=opening.variation,
         host=next((a.host for a in attempts if a.id == attempt), None),
     )
     return record, attempt
 
 
-def strike_request(view: EventView, engine: str) -> Request | None:
+def strike_request(view: EventView, engine: str) -> Withdraw | None:
     """The withdrawal that `strikes` in [tournament] calls for, once `engine`'s strikes
     (crash, stall, illegal-move and startup faults) reach it; None before that.
 
@@ -442,18 +561,4 @@ def strike_request(view: EventView, engine: str) -> Request | None:
     listed = "; ".join(
         f"game {g.id} {g.fault.kind}: {g.fault.detail}" for g in games if g.fault is not None
     )
-    return Request("withdraw", {"engine": engine}, f"{len(games)} strikes: {listed}")
-
-
-__all__ = [
-    "KINDS",
-    "STRIKES",
-    "ControlRefused",
-    "Plan",
-    "Request",
-    "check",
-    "fixed_pairs",
-    "plan",
-    "request",
-    "split_pair",
-]
+    return Withdraw(engine=engine, reason=f"{len(games)} strikes: {listed}")

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
 from orchestrator.core.event.model import Tournament
-from orchestrator.core.event.standings import TIEBREAKS, Line, Tiebreak, standings
+from orchestrator.core.event.standings import TIEBREAKS, Line, Tiebreak, mark, standings
 from orchestrator.core.pairing.teams import team_standings
+from orchestrator.event.api import StandingJSON, TeamStandingJSON
 from orchestrator.store.database import RoundRow
 
 
@@ -79,7 +79,7 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def standings_data(tournament: Tournament, order: Sequence[Tiebreak]) -> list[dict[str, Any]]:
+def standings_data(tournament: Tournament, order: Sequence[Tiebreak]) -> list[StandingJSON]:
     """The standings as the `--json` outputs give them.
 
     >>> from orchestrator.core.event.model import Game, Player, Round
@@ -138,7 +138,7 @@ def standings_table(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
     return _table(header, rows) + (f"\nTiebreaks: {legend}\n" if order else "")
 
 
-def team_data(tournament: Tournament) -> list[dict[str, Any]]:
+def team_data(tournament: Tournament) -> list[TeamStandingJSON]:
     """A team Swiss's team standings as the `--json` outputs give them.
 
     >>> from orchestrator.core.event.model import Game, Player, Round, Team
@@ -218,8 +218,7 @@ def crosstable(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
     cells: dict[tuple[str, str], str] = {}
     for line in lines:
         for opponent, pts in line.results:
-            mark = "1" if pts == 1 else "0" if pts == 0 else "="
-            cells[line.name, opponent] = cells.get((line.name, opponent), "") + mark
+            cells[line.name, opponent] = cells.get((line.name, opponent), "") + mark(pts)
     header = ["#", "Engine", "Score", *(str(i + 1) for i in range(len(lines)))]
     rows = []
     for line in lines:

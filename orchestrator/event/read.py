@@ -10,16 +10,30 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import chess
 
 from orchestrator.core.event.model import Game, Round, Team, Tournament
-from orchestrator.core.game.fields import pv_san, white_view
-from orchestrator.core.game.openings import Opening
-from orchestrator.core.game.record import Cp, Mate
+from orchestrator.core.game.openings import START
 from orchestrator.core.pairing.teams import board_tags, matches, seats
+from orchestrator.event.api import (
+    BoardJSON,
+    ComingRound,
+    DaemonJSON,
+    GameJSON,
+    MatchJSON,
+    MoveJSON,
+    OverviewJSON,
+    RoundJSON,
+    RunningGame,
+    ScheduleGame,
+    ScheduleJSON,
+    Side,
+    StandingsJSON,
+    VoidedJSON,
+)
 from orchestrator.event.export import standings_data, team_data
+from orchestrator.event.feed import move_json
 from orchestrator.event.settings import EventSettings
 from orchestrator.event.state import tournament
 from orchestrator.store.database import (
@@ -118,7 +132,7 @@ async def reading(db: Path) -> AsyncIterator[tuple[EventView, Store]]:
     >>> from orchestrator.event.sample import sample_database
     >>> async def moves(db):
     ...     async with reading(db) as (view, store):
-    ...         return [m["san"] for m in await store.live_moves(view.game(1).id)]
+    ...         return [m.move.san for m in await store.current_moves(view.game(1).id)]
     >>> asyncio.run(moves(sample_database()))
     ['e4', 'e5']
     """
@@ -179,7 +193,7 @@ async def load_view(db: Path) -> EventView:
         return view
 
 
-def standings_json(view: EventView) -> dict[str, Any]:
+def standings_json(view: EventView) -> StandingsJSON:
     """The standings, as `standings --json` and `/api/standings` give them: every finished
     game counts, and while a round is being played they are `provisional`.
 
@@ -194,7 +208,7 @@ def standings_json(view: EventView) -> dict[str, Any]:
         line["strikes"] = len(strikes.get(line["name"], ()))
         withdrawn = view.withdrawals.get(line["name"])
         line["withdrawn_after"] = withdrawn[0] if withdrawn else None
-    out = {
+    out: StandingsJSON = {
         "event": view.name,
         "rounds": len(view.tournament.rounds),
         "provisional": view.provisional,
@@ -205,7 +219,7 @@ def standings_json(view: EventView) -> dict[str, Any]:
     return out
 
 
-def round_json(view: EventView, r: RoundRow) -> dict[str, Any]:
+def round_json(view: EventView, r: RoundRow) -> RoundJSON:
     """A round's games in playing order, as `pairings --json` and `/api/rounds/N` give them,
     with each game's voided attempts.
 
@@ -214,21 +228,24 @@ def round_json(view: EventView, r: RoundRow) -> dict[str, Any]:
     >>> [(g["white"], g["black"], g["status"]) for g in round_json(view, view.rounds[0])["games"]]
     [('D', 'C', 'finished'), ('B', 'A', 'pending'), ('C', 'D', 'pending'), ('A', 'B', 'pending')]
     """
-    voided: dict[int, list[dict[str, Any]]] = {}
+    voided: dict[int, list[VoidedJSON]] = {}
     hosts = {a.game: a.host for a in view.attempts if a.status == "running" and a.host}
     for a in view.attempts:
         if a.voided_at is not None:
-            entry = {"attempt": a.id, "voided_at": a.voided_at, "reason": a.void_reason}
+            entry: VoidedJSON = {
+                "attempt": a.id,
+                "voided_at": a.voided_at,
+                "reason": a.void_reason,
+            }
             voided.setdefault(a.game, []).append(entry)
     teams = view.tournament.teams
-    out: dict[str, Any] = {
+    out: RoundJSON = {
         "round": r.number,
         "bye": r.bye,
         "dropped_rounds": r.dropped_rounds,
         "finished": r.finished_at is not None,
         "games": [
-            board_json(teams, g.white, g.black)
-            | {
+            {
                 "id": g.id,
                 "number": g.number,
                 "white": g.white,
@@ -242,6 +259,7 @@ def round_json(view: EventView, r: RoundRow) -> dict[str, Any]:
                 "forfeit": g.forfeit,
                 "voided": voided.get(g.id, []),
                 "host": g.host or hosts.get(g.id),
+                **board_json(teams, g.white, g.black),
             }
             for g in r.games
         ],
@@ -251,7 +269,7 @@ def round_json(view: EventView, r: RoundRow) -> dict[str, Any]:
     return out
 
 
-def board_json(teams: tuple[Team, ...], white: str, black: str) -> dict[str, Any]:
+def board_json(teams: tuple[Team, ...], white: str, black: str) -> BoardJSON:
     """A team Swiss game's board and teams, as the JSON outputs give them (none otherwise).
 
     >>> board_json((Team("A", ("a",)), Team("B", ("b",))), "b", "a")
@@ -267,7 +285,7 @@ def board_json(teams: tuple[Team, ...], white: str, black: str) -> dict[str, Any
     }
 
 
-def matches_json(view: EventView, r: RoundRow) -> list[dict[str, Any]]:
+def matches_json(view: EventView, r: RoundRow) -> list[MatchJSON]:
     """A team Swiss round's matches in playing order: Team 1, Team 2, their board points
     so far, the result once every board is over, and the games' ids board by board.
 
@@ -311,7 +329,7 @@ def standings_notes(view: EventView) -> dict[str, str]:
     return notes
 
 
-def daemon_json(view: EventView) -> dict[str, Any]:
+def daemon_json(view: EventView) -> DaemonJSON:
     """Whether a daemon runs the event, its pid and its last heartbeat.
 
     >>> from orchestrator.event.sample import sample_view
@@ -326,75 +344,31 @@ def daemon_json(view: EventView) -> dict[str, Any]:
     }
 
 
-def white_moved(opening: Opening | None, ply: int) -> bool:
-    """Whether ply `ply` (1 = the first move from the start position) was white's.
-
-    >>> black_first = Opening("black to move", "4k3/8/8/8/8/8/8/4K3 b - - 0 1")
-    >>> white_moved(None, 1), white_moved(black_first, 1), white_moved(black_first, 2)
-    (True, False, True)
-    """
-    first_white = opening is None or opening.board().turn == chess.WHITE
-    return (ply % 2 == 1) == first_white
-
-
-async def game_json(store: Store, game: GameRow) -> dict[str, Any]:
-    """A game with its moves (the running or last attempt), scores, clocks and position.
+async def game_json(view: EventView, store: Store, game: GameRow) -> GameJSON:
+    """A game with its moves (the running or last attempt), scores, clocks and position,
+    its PGN once finished, and its board and teams in a team Swiss.
 
     >>> import asyncio
     >>> from orchestrator.event.sample import sample_database
     >>> async def game(db):
     ...     async with reading(db) as (view, store):
-    ...         return await game_json(store, view.game(1))
+    ...         return await game_json(view, store, view.game(1))
     >>> data = asyncio.run(game(sample_database()))
-    >>> [(m["san"], m["side"], m["clock_ms"]) for m in data["moves"]]
+    >>> [(m["san"], m["side"], m.get("clock_ms")) for m in data["moves"]]
     [('e4', 'white', 9200), ('e5', 'black', 9400)]
     """
-    moves = await store.live_moves(game.id)
-    board = game.opening.board() if game.opening else chess.Board()
+    rows = await store.current_moves(game.id)
+    opening = game.opening or START
+    board = opening.board()
     start_fen = board.fen()
-    listed: list[dict[str, Any]] = []
-    for uci in game.opening.moves if game.opening else ():
-        move = chess.Move.from_uci(uci)
-        side = "white" if board.turn == chess.WHITE else "black"
-        entry = {"ply": len(listed) + 1, "san": board.san(move), "uci": uci, "book": True}
-        board.push(move)
-        listed.append({**entry, "side": side, "fen": board.fen()})
-    last: dict[str, dict[str, Any] | None] = {"white": None, "black": None}
-    for m in moves:
-        if m["book"]:
-            continue
-        side = "white" if white_moved(game.opening, m["ply"]) else "black"
-        score = (
-            Mate(m["score_mate"])
-            if m["score_mate"] is not None
-            else (Cp(m["score_cp"]) if m["score_cp"] is not None else None)
-        )
-        pv = pv_san(board, (m["pv"] or "").split())
-        board.push_uci(m["uci"])
-        entry = {
-            "ply": m["ply"],
-            "san": m["san"],
-            "uci": m["uci"],
-            "book": False,
-            "side": side,
-            "fen": board.fen(),
-            "score_cp": m["score_cp"],
-            "score_mate": m["score_mate"],
-            "wv": white_view(score, side == "white"),
-            "depth": m["depth"],
-            "seldepth": m["seldepth"],
-            "nodes": m["nodes"],
-            "nps": m["nps"],
-            "tbhits": m["tbhits"],
-            "hashfull": m["hashfull"],
-            "pv": pv,
-            "time_ms": m["time_ms"],
-            "clock_ms": m["clock_ms"],
-            "reported_ms": m["reported_ms"],
-        }
-        listed.append(entry)
-        last[side] = entry
-    return {
+    moves = [*opening.book(), *(r.move for r in rows if not r.move.book)]
+    listed = [move_json(board, ply, move) for ply, move in enumerate(moves, 1)]
+    last: dict[Side, MoveJSON | None] = {"white": None, "black": None}
+    for entry in listed:
+        if not entry["book"]:
+            last[entry["side"]] = entry
+    tc = view.settings.tc
+    data: GameJSON = {
         "id": game.id,
         "round": game.round,
         "number": game.number,
@@ -411,10 +385,18 @@ async def game_json(store: Store, game: GameRow) -> dict[str, Any]:
         "turn": "white" if board.turn == chess.WHITE else "black",
         "moves": listed,
         "last": last,
+        "pgn": game.pgn,
+        "clock_start_ms": tc.base_ms if tc.kind == "clock" else None,
     }
+    tags = board_tags(view.tournament.teams, game.white, game.black)
+    if tags:
+        data["board"] = int(tags["Board"])
+        data["white_team"] = tags["WhiteTeam"]
+        data["black_team"] = tags["BlackTeam"]
+    return data
 
 
-async def overview_json(view: EventView, store: Store) -> dict[str, Any]:
+async def overview_json(view: EventView, store: Store) -> OverviewJSON:
     """The round, the running games (ply, clocks), progress and the top of the standings.
 
     >>> import asyncio
@@ -426,15 +408,18 @@ async def overview_json(view: EventView, store: Store) -> dict[str, Any]:
     >>> data["round"], data["games_finished"], data["games_total"], data["finished"]
     (1, 1, 8, False)
     """
-    running = []
+    running: list[RunningGame] = []
     for r in view.rounds:
         for g in r.games:
             if view.status(g) != "running":
                 continue
-            moves = await store.live_moves(g.id)
-            clocks: dict[str, int | None] = {"white": None, "black": None}
-            for m in moves:
-                clocks["white" if white_moved(g.opening, m["ply"]) else "black"] = m["clock_ms"]
+            moves = await store.current_moves(g.id)
+            board = (g.opening or START).after_book()
+            clocks: dict[Side, int | None] = {"white": None, "black": None}
+            for row in moves:
+                if not row.move.book:
+                    clocks["white" if board.turn == chess.WHITE else "black"] = row.move.clock_ms
+                    board.push_uci(row.move.uci)
             running.append(
                 {
                     "id": g.id,
@@ -443,7 +428,7 @@ async def overview_json(view: EventView, store: Store) -> dict[str, Any]:
                     "white": g.white,
                     "black": g.black,
                     "plies": len(moves),
-                    "last": moves[-1]["san"] if moves else None,
+                    "last": moves[-1].move.san if moves else None,
                     "clock_ms": clocks,
                 }
             )
@@ -451,7 +436,7 @@ async def overview_json(view: EventView, store: Store) -> dict[str, Any]:
     table = standings_json(view)
     played = sum(1 for r in view.rounds for g in r.games if g.status == "finished")
     per_round = view.tournament.games_per_round()
-    return {
+    out: OverviewJSON = {
         "event": view.name,
         "round": view.rounds[-1].number if view.rounds else 0,
         "rounds": total,
@@ -466,7 +451,10 @@ async def overview_json(view: EventView, store: Store) -> dict[str, Any]:
         "daemon": daemon_json(view),
         "provisional": view.provisional,
         "top": table["standings"][:5],
-    } | ({"top_teams": table["teams"][:5]} if "teams" in table else {})
+    }
+    if "teams" in table:
+        out["top_teams"] = table["teams"][:5]
+    return out
 
 
 def _seconds_between(start: str | None, end: str | None) -> float | None:
@@ -475,7 +463,7 @@ def _seconds_between(start: str | None, end: str | None) -> float | None:
     return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
 
 
-def schedule_data(view: EventView, now: datetime) -> dict[str, Any]:
+def schedule_data(view: EventView, now: datetime) -> ScheduleJSON:
     """The schedule: every game paired so far, in playing order, with its result once played
     and, for the games and rounds to come, an estimated start.
 
@@ -509,7 +497,7 @@ def schedule_data(view: EventView, now: datetime) -> dict[str, Any]:
             end = datetime.fromisoformat(g.started_at) + timedelta(seconds=mean)
             slots.sort()
             slots[0] = max(end, now)
-    rows = []
+    rows: list[ScheduleGame] = []
     for g in games:
         estimate = None
         if g.status == "pending":
@@ -534,7 +522,7 @@ def schedule_data(view: EventView, now: datetime) -> dict[str, Any]:
         )
     per_round = view.tournament.games_per_round()
     start = max(slots)
-    coming = []
+    coming: list[ComingRound] = []
     for number in range(len(view.rounds) + 1, view.settings.rounds + 1):
         coming.append({"round": number, "estimated_start": start.isoformat("T", "seconds")})
         waves = -(-per_round // max(1, view.settings.concurrency))

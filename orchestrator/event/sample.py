@@ -13,8 +13,8 @@ from orchestrator.config.model import Config, EngineConfig, TournamentConfig
 from orchestrator.core.game.adjudication import Adjudication
 from orchestrator.core.game.record import Cp, GameRecord, MoveRecord
 from orchestrator.core.pairing import pair_next
-from orchestrator.event.open import open_event
 from orchestrator.event.read import EventView, load_view
+from orchestrator.event.resume import create_or_resume
 from orchestrator.event.state import OpeningChoice, new_games, tournament
 from orchestrator.store.database import Store
 
@@ -60,7 +60,7 @@ def sample_view() -> EventView:
 async def _store(config: Config) -> None:
     store = await Store.open(config.tournament.database)
     try:
-        event = await open_event(config, store)
+        event = await create_or_resume(config, store)
         pairing = pair_next(tournament(event.settings, event.players))
         games = new_games(pairing, 0, OpeningChoice(()))
         await store.add_round(pairing.round, pairing.bye, pairing.dropped_rounds, games)

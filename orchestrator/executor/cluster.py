@@ -30,8 +30,8 @@ from distributed.client import FutureCancelledError
 from distributed.security import Security
 
 from orchestrator.config.model import Config, EngineConfig
+from orchestrator.core.errors import DaemonFault
 from orchestrator.core.game.record import GameRecord
-from orchestrator.engines.adapter import DaemonFault
 from orchestrator.executor.base import HostFault, OnStart
 from orchestrator.executor.worker import check_engine, move_from_wire, run_game
 from orchestrator.game.game import GameSpec, OnMove

@@ -26,7 +26,7 @@ from orchestrator.core.game.adjudication import (
     tablebase_verdict,
 )
 from orchestrator.core.game.clock import Clock, TimeControl
-from orchestrator.core.game.openings import Opening
+from orchestrator.core.game.openings import START, Opening
 from orchestrator.core.game.record import (
     Cp,
     Fault,
@@ -140,8 +140,8 @@ class _Game:
         self.spec = spec
         self.pool = pool
         self.on_move = on_move
-        self.opening = spec.opening or Opening("start position")
-        self.board = self.opening.board()
+        self.opening = spec.opening or START
+        self.board = self.opening.after_book()  # the book moves are on its move stack
         self.moves: list[MoveRecord] = []
         self.clocks = {c: Clock.start(spec.tc) for c in chess.COLORS}
         self.adjudicator = Adjudicator(spec.adjudication)
@@ -160,10 +160,7 @@ class _Game:
 
     async def play(self) -> GameRecord:
         started = _now()
-        for uci in self.opening.moves:
-            move = chess.Move.from_uci(uci)
-            self.moves.append(MoveRecord(uci, self.board.san(move), book=True))
-            self.board.push(move)
+        self.moves.extend(self.opening.book())
         faulted: set[chess.Color] = set()
         try:
             try:

@@ -22,7 +22,7 @@ import aiosqlite
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.event.model import Player, Result
 from orchestrator.core.game.openings import Opening
-from orchestrator.core.game.record import Fault, GameRecord, MoveRecord
+from orchestrator.core.game.record import Cp, Fault, GameRecord, Mate, MoveRecord
 from orchestrator.store.schema import MIGRATIONS, VERSION
 
 #: one statement of a change applied with a control: SQL and its parameters
@@ -121,6 +121,39 @@ class DaemonRow:
     host: str
     started_at: str
     last_seen: str
+
+
+@dataclass(frozen=True)
+class MoveRow:
+    """A stored move: the game and attempt it was played in, its ply (1 = the first move
+    from the start position, book moves included), and the move as it was recorded."""
+
+    rowid: int
+    game: int
+    attempt: int
+    ply: int
+    move: MoveRecord
+
+
+#: the columns `_move` reads, in its order
+_MOVE_COLUMNS = (
+    "m.rowid, a.game, m.attempt, m.ply, m.uci, m.san, m.book, m.score_cp, m.score_mate, "
+    "m.depth, m.seldepth, m.nodes, m.time_ms, m.clock_ms, m.reported_ms, m.pv, m.nps, "
+    "m.tbhits, m.hashfull"
+)
+_MOVES = f"SELECT {_MOVE_COLUMNS} FROM moves m JOIN attempts a ON a.id = m.attempt"
+
+
+def _move(r: aiosqlite.Row) -> MoveRow:
+    """A row of `_MOVES`, decoded: the one place where a stored move becomes a record."""
+    (rowid, game, attempt, ply, uci, san, book, cp, mate, depth, seldepth, nodes, time_ms,
+     clock_ms, reported_ms, pv, nps, tbhits, hashfull) = r  # fmt: skip
+    score = Mate(mate) if mate is not None else (Cp(cp) if cp is not None else None)
+    move = MoveRecord(
+        uci, san, bool(book), score, depth, seldepth, nodes, time_ms, clock_ms, reported_ms,
+        tuple(pv.split()) if pv else (), nps, tbhits, hashfull,
+    )  # fmt: skip
+    return MoveRow(rowid, game, attempt, ply, move)
 
 
 @dataclass(frozen=True)
@@ -496,11 +529,13 @@ class Store:
                 AttemptRow(*(r[name] for name in _ATTEMPT_FIELDS)) for r in await cur.fetchall()
             ]
 
-    async def moves(self, attempt: int) -> list[dict[str, Any]]:
+    async def moves(self, attempt: int) -> list[MoveRow]:
         """The moves of one attempt, in order."""
-        sql = "SELECT * FROM moves WHERE attempt = ? ORDER BY ply"
-        async with self.db.execute(sql, (attempt,)) as cur:
-            return [dict(r) for r in await cur.fetchall()]
+        return await self._moves(f"{_MOVES} WHERE m.attempt = ? ORDER BY m.ply", attempt)
+
+    async def _moves(self, sql: str, *args: Any) -> list[MoveRow]:
+        async with self.db.execute(sql, args) as cur:
+            return [_move(r) for r in await cur.fetchall()]
 
     # controls, liveness ----------------------------------------------------------------------
 
@@ -569,20 +604,15 @@ class Store:
         """Changes whenever another connection commits (SQLite's `PRAGMA data_version`)."""
         return int(await self._scalar("PRAGMA data_version"))
 
-    async def moves_after(self, rowid: int, limit: int = 500) -> list[dict[str, Any]]:
-        """Moves stored after the move with `rowid` (oldest first), each with its game."""
-        sql = (
-            "SELECT m.rowid AS rowid, a.game AS game, m.* FROM moves m "
-            "JOIN attempts a ON a.id = m.attempt WHERE m.rowid > ? ORDER BY m.rowid LIMIT ?"
-        )
-        async with self.db.execute(sql, (rowid, limit)) as cur:
-            return [dict(r) for r in await cur.fetchall()]
+    async def moves_after(self, rowid: int, limit: int = 500) -> list[MoveRow]:
+        """Moves stored after the move with `rowid` (oldest first)."""
+        sql = f"{_MOVES} WHERE m.rowid > ? ORDER BY m.rowid LIMIT ?"
+        return await self._moves(sql, rowid, limit)
 
-    async def attempt_moves(self, attempt: int, before_rowid: int) -> list[dict[str, Any]]:
+    async def attempt_moves(self, attempt: int, before_rowid: int) -> list[MoveRow]:
         """An attempt's moves stored before the move with `before_rowid`."""
-        sql = "SELECT * FROM moves WHERE attempt = ? AND rowid < ? ORDER BY ply"
-        async with self.db.execute(sql, (attempt, before_rowid)) as cur:
-            return [dict(r) for r in await cur.fetchall()]
+        sql = f"{_MOVES} WHERE m.attempt = ? AND m.rowid < ? ORDER BY m.ply"
+        return await self._moves(sql, attempt, before_rowid)
 
     async def game_opening(self, game: int) -> Opening | None:
         async with self.db.execute("SELECT opening FROM games WHERE id = ?", (game,)) as cur:
@@ -600,11 +630,8 @@ class Store:
         ) as cur:
             return [(int(r[0]), int(r[1]), str(r[2]), r[3]) for r in await cur.fetchall()]
 
-    async def live_moves(self, game: int) -> list[dict[str, Any]]:
+    async def current_moves(self, game: int) -> list[MoveRow]:
         """The moves of a game's current (running) or last attempt."""
-        sql = (
-            "SELECT m.* FROM moves m WHERE m.attempt = "
-            "(SELECT MAX(id) FROM attempts WHERE game = ?) ORDER BY m.ply"
-        )
-        async with self.db.execute(sql, (game,)) as cur:
-            return [dict(r) for r in await cur.fetchall()]
+        last = "(SELECT MAX(id) FROM attempts WHERE game = ?)"
+        sql = f"{_MOVES} WHERE m.attempt = {last} ORDER BY m.ply"
+        return await self._moves(sql, game)

@@ -16,19 +16,17 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import chess
 import chess.svg
 from aiohttp import web
 
 from orchestrator.core.event.standings import scores_by_round
+from orchestrator.event.api import GameJSON
 from orchestrator.event.audit import audit_log
 from orchestrator.event.export import crosstable, event_pgn, round_pgn, slug
-from orchestrator.event.live import crosstable_json
 from orchestrator.event.read import (
     EventView,
-    board_json,
     game_json,
     load_view,
     overview_json,
@@ -36,9 +34,10 @@ from orchestrator.event.read import (
     schedule_data,
     standings_json,
 )
+from orchestrator.event.tcec_files import crosstable_json
 from orchestrator.store.database import RoundRow, Store, StoreError
 from orchestrator.web import charts, pages, static
-from orchestrator.web.live import HUB, LiveHub, live_context
+from orchestrator.web.push import HUB, PushHub, push_context
 
 DB = web.AppKey("db", Path)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -93,19 +92,14 @@ def _download(body: bytes, filename: str, content_type: str) -> web.Response:
     )
 
 
-async def _game(request: web.Request) -> dict[str, Any]:
+async def _game(request: web.Request) -> tuple[str, GameJSON]:
+    """The event's name, and the game of the request."""
     wanted = _number(request, "id")
     async with _reading(request) as (view, store):
         game = view.game(wanted)
         if game is None:
             raise web.HTTPNotFound(text=f"no game {wanted}")
-        data = await game_json(store, game)
-    data["pgn"] = game.pgn
-    data["event"] = view.name
-    data |= board_json(view.tournament.teams, game.white, game.black)
-    tc = view.settings.tc
-    data["clock_start_ms"] = tc.base_ms if tc.kind == "clock" else None
-    return data
+        return view.name, await game_json(view, store, game)
 
 
 def _round(view: EventView, number: int) -> RoundRow:
@@ -184,12 +178,12 @@ async def round_page(request: web.Request) -> web.Response:
 
 
 async def game_page(request: web.Request) -> web.Response:
-    game = await _game(request)
-    return _html(pages.game_page(game["event"], game))
+    event, game = await _game(request)
+    return _html(pages.game_page(event, game))
 
 
 async def board_svg(request: web.Request) -> web.Response:
-    game = await _game(request)
+    _, game = await _game(request)
     board = chess.Board(game["fen"])
     lastmove = None
     if game["moves"]:
@@ -198,7 +192,7 @@ async def board_svg(request: web.Request) -> web.Response:
 
 
 async def eval_svg(request: web.Request) -> web.Response:
-    return _svg(charts.eval_graph(await _game(request)))
+    return _svg(charts.eval_graph((await _game(request))[1]))
 
 
 async def progress_svg(request: web.Request) -> web.Response:
@@ -229,8 +223,7 @@ async def api_round(request: web.Request) -> web.Response:
 
 
 async def api_game(request: web.Request) -> web.Response:
-    game = await _game(request)
-    game.pop("event")
+    _, game = await _game(request)
     return _json(game)
 
 
@@ -249,11 +242,12 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def game_pgn(request: web.Request) -> web.Response:
-    game = await _game(request)
-    if not game["pgn"]:
+    event, game = await _game(request)
+    pgn = game.get("pgn")
+    if not pgn:
         raise web.HTTPNotFound(text="the game is not finished")
-    name = f"{slug(game['event'])}-{game['round']}.{game['number']}.pgn"
-    return _download((game["pgn"] + "\n").encode(), name, PGN_TYPE)
+    name = f"{slug(event)}-{game['round']}.{game['number']}.pgn"
+    return _download((pgn + "\n").encode(), name, PGN_TYPE)
 
 
 async def round_download(request: web.Request) -> web.Response:
@@ -301,8 +295,8 @@ def make_app(db: Path) -> web.Application:
     app = web.Application()
     app.on_response_prepare.append(_security_headers)
     app[DB] = db
-    app[HUB] = hub = LiveHub(db)
-    app.cleanup_ctx.append(live_context)
+    app[HUB] = hub = PushHub(db)
+    app.cleanup_ctx.append(push_context)
     routes: list[tuple[str, Handler]] = [
         ("/", overview_page),
         ("/standings", standings_page),

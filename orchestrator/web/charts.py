@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from html import escape
-from typing import Any
+
+from orchestrator.event.api import GameJSON, MoveJSON, Side
 
 WIDTH, HEIGHT, PAD = 640, 240, 30
 COLOURS = [
@@ -22,18 +23,19 @@ COLOURS = [
 ]
 
 
-def _pawns(move: dict[str, Any]) -> float | None:
+def _pawns(move: MoveJSON) -> float | None:
     """A move's score from white's side, in pawns, clipped to +-10."""
-    if move.get("score_mate") is not None:
-        value = 10.0 if move["score_mate"] > 0 else -10.0
-    elif move.get("score_cp") is not None:
-        value = max(-10.0, min(10.0, move["score_cp"] / 100))
+    mate, cp = move.get("score_mate"), move.get("score_cp")
+    if mate is not None:
+        value = 10.0 if mate > 0 else -10.0
+    elif cp is not None:
+        value = max(-10.0, min(10.0, cp / 100))
     else:
         return None
     return value if move["side"] == "white" else -value
 
 
-def eval_graph(game: dict[str, Any]) -> str:
+def eval_graph(game: GameJSON) -> str:
     """Both engines' scores (white's view) by ply."""
     moves = [m for m in game["moves"] if not m["book"]]
     last_ply = max((m["ply"] for m in moves), default=1)
@@ -53,7 +55,8 @@ def eval_graph(game: dict[str, Any]) -> str:
         'stroke="#ccc"/>',
         f'<line x1="{PAD}" y1="{y(0)}" x2="{WIDTH - PAD}" y2="{y(0)}" stroke="#999"/>',
     ]
-    for side, colour in (("white", "#1f77b4"), ("black", "#d62728")):
+    sides: tuple[tuple[Side, str], ...] = (("white", "#1f77b4"), ("black", "#d62728"))
+    for side, colour in sides:
         points = [
             f"{x(m['ply']):.1f},{y(p):.1f}"
             for m in moves
@@ -64,7 +67,7 @@ def eval_graph(game: dict[str, Any]) -> str:
                 f'<polyline class="eval-{side}" fill="none" stroke="{colour}" stroke-width="2" '
                 f'points="{" ".join(points)}"/>'
             )
-        name = escape(game[side])
+        name = escape(game["white"] if side == "white" else game["black"])
         parts.append(
             f'<text x="{PAD + (0 if side == "white" else inner_w / 2)}" y="{PAD - 8}" '
             f'fill="{colour}" font-size="12">{name} ({side})</text>'

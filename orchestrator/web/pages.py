@@ -3,7 +3,20 @@
 from __future__ import annotations
 
 from html import escape
-from typing import Any
+
+from orchestrator.event.api import (
+    AuditEntry,
+    GameJSON,
+    OverviewJSON,
+    RoundGameJSON,
+    RoundJSON,
+    ScheduleGame,
+    ScheduleJSON,
+    StandingsJSON,
+    TeamStandingJSON,
+    VoidedJSON,
+)
+from orchestrator.event.tcec_files import CrosstableJSON
 
 
 def _e(value: object) -> str:
@@ -26,7 +39,7 @@ def layout(title: str, body: str, *, live: bool = True, game: int | None = None)
     )
 
 
-def overview(data: dict[str, Any]) -> str:
+def overview(data: OverviewJSON) -> str:
     total = data["games_total"] or 0
     done = data["games_finished"]
     share = 100 * done / total if total else 0
@@ -65,7 +78,7 @@ def overview(data: dict[str, Any]) -> str:
     return layout(data["event"], body)
 
 
-def standings(data: dict[str, Any]) -> str:
+def standings(data: StandingsJSON) -> str:
     lines = data["standings"]
     order = list(lines[0]["tiebreaks"]) if lines else []
     head = "".join(f"<th>{_e(tb)}</th>" for tb in order)
@@ -88,7 +101,7 @@ def standings(data: dict[str, Any]) -> str:
     return layout(f"{data['event']}: standings", body)
 
 
-def _teams(lines: list[dict[str, Any]]) -> str:
+def _teams(lines: list[TeamStandingJSON]) -> str:
     """A team Swiss's team standings: match points, then board points."""
     rows = "".join(
         f"<tr><td>{_e(t['place'])}</td><td title='{_e(', '.join(t['players']))}'>"
@@ -109,7 +122,7 @@ def _withdrawn(after: int | None) -> str:
     return "" if after is None else f"after round {after}"
 
 
-def audit(event: str, entries: list[dict[str, Any]]) -> str:
+def audit(event: str, entries: list[AuditEntry]) -> str:
     """The audit log: controls, faults and strikes, withdrawals, engine updates."""
     rows = "".join(
         f"<tr><td>{_e(e['at'])}</td><td>{_e(e['what'])}</td><td>{_e(e['text'])}</td></tr>"
@@ -122,7 +135,7 @@ def audit(event: str, entries: list[dict[str, Any]]) -> str:
     return layout(f"{event}: log", body)
 
 
-def crosstable(event: str, data: dict[str, Any], ids: list[int], text: str) -> str:
+def crosstable(event: str, data: CrosstableJSON, ids: list[int], text: str) -> str:
     """The crosstable as a grid (TCEC's `crosstable.json` data): each cell lists the games
     of a pair, each linking to its game page; the text table follows."""
     order = data["Order"]
@@ -135,7 +148,8 @@ def crosstable(event: str, data: dict[str, Any], ids: list[int], text: str) -> s
             if opponent == name:
                 cells.append("<td class='self'></td>")
                 continue
-            scores = row["Results"].get(opponent, {}).get("Scores", [])
+            met = row["Results"].get(opponent)
+            scores = met["Scores"] if met else []
             links = "".join(
                 f"<a href='/games/{ids[s['Game'] - 1]}' class='{_outcome(s['Result'])}' "
                 f"title='game {ids[s['Game'] - 1]}'>{_points(s['Result'])}</a>"
@@ -162,7 +176,7 @@ def _points(points: float) -> str:
     return {1.0: "1", 0.0: "0"}.get(points, "\u00bd")
 
 
-def schedule(data: dict[str, Any]) -> str:
+def schedule(data: ScheduleJSON) -> str:
     """Past games with their results, the games to come with estimated starts, and the
     rounds not yet paired."""
     rows = "".join(
@@ -191,7 +205,7 @@ def _short(iso: str | None) -> str:
     return "" if not iso else iso[:16].replace("T", " ") + " UTC"
 
 
-def _when(game: dict[str, Any]) -> str:
+def _when(game: ScheduleGame) -> str:
     if game["started_at"]:
         return _short(game["started_at"])
     if game["estimated_start"]:
@@ -214,7 +228,7 @@ def rounds(event: str, numbers: list[int]) -> str:
     return layout(f"{event}: rounds", f"<h1>Rounds</h1><ul>{items}</ul>")
 
 
-def _voided(attempts: list[dict[str, Any]]) -> str:
+def _voided(attempts: list[VoidedJSON]) -> str:
     return "".join(
         f"<br><small>attempt {a['attempt']} voided: {_e(a['reason'])}</small>" for a in attempts
     )
@@ -229,14 +243,14 @@ def _host(host: str | None) -> str:
     return f"played on {host}" if host else ""
 
 
-def round_page(event: str, data: dict[str, Any]) -> str:
+def round_page(event: str, data: RoundJSON) -> str:
     """A round's games in playing order; in a team Swiss, match by match, each with its
     score and its games board by board."""
     hosts = any(g.get("host") for g in data["games"])  # a column only where games ran elsewhere
     boards = "matches" in data
     columns = 6 + hosts + boards
 
-    def row(g: dict[str, Any]) -> str:
+    def row(g: RoundGameJSON) -> str:
         return (
             f"<tr><td>{g['number']}</td>"
             + (f"<td>{g['board']}</td>" if boards else "")
@@ -295,7 +309,7 @@ def _engine(side: str, name: str) -> str:
     )
 
 
-def game_page(event: str, game: dict[str, Any]) -> str:
+def game_page(event: str, game: GameJSON) -> str:
     """A game, live while it is played: both engines' panels (evaluation, depth, nodes,
     speed, tablebase hits, hash, PV in SAN, a ticking clock), the board, the moves in pairs
     (a click shows that position), and the evaluation graph."""

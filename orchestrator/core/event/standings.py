@@ -44,7 +44,12 @@ class Line:
     draws: int = 0
     losses: int = 0
     byes: int = 0
-    black: int = 0
+    black: int = 0  # games played with black (forfeits give no colour)
+    #: finished games by colour, forfeits included: (as White, as Black), and their wins and
+    #: losses, as TCEC's crosstable counts them
+    by_colour: list[int] = field(default_factory=lambda: [0, 0])
+    wins_by_colour: list[int] = field(default_factory=lambda: [0, 0])
+    losses_by_colour: list[int] = field(default_factory=lambda: [0, 0])
     place: str = ""
     tiebreaks: dict[str, float] = field(default_factory=dict)
     # (opponent, points scored) for every game; the source of the opponent tiebreaks
@@ -66,7 +71,7 @@ def tally(tournament: Tournament) -> dict[str, Line]:
         for g in rnd.games:
             if g.result is None:
                 continue
-            for name in (g.white, g.black):
+            for colour, name in enumerate((g.white, g.black)):
                 pts = g.points(name)
                 line = lines[name]
                 line.score += pts
@@ -74,12 +79,24 @@ def tally(tournament: Tournament) -> dict[str, Line]:
                 line.wins += pts == 1.0
                 line.draws += pts == 0.5
                 line.losses += pts == 0.0
+                line.by_colour[colour] += 1
+                line.wins_by_colour[colour] += pts == 1.0
+                line.losses_by_colour[colour] += pts == 0.0
                 line.results.append((g.opponent(name), pts))
             lines[g.black].black += not g.forfeit  # a forfeit gives no colour
         for name in t.bye_players(rnd.bye) if rnd.bye is not None else ():
             lines[name].byes += 1  # a team's BYE: each of its players wins its board
             lines[name].score += t.rules.games_per_pair
     return lines
+
+
+def mark(points: float) -> str:
+    """A game's result for one player, as crosstables write it.
+
+    >>> mark(1.0), mark(0.5), mark(0.0)
+    ('1', '=', '0')
+    """
+    return "1" if points == 1.0 else "0" if points == 0.0 else "="
 
 
 def scores_by_round(tournament: Tournament) -> dict[str, list[float]]:

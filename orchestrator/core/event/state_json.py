@@ -30,7 +30,7 @@ from orchestrator.core.event.model import (
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.teams import check_teams, matches, team_tournament
 
-__all__ = ["State", "decode", "encode", "encode_pairing", "loads", "validate"]
+__all__ = ["State", "decode", "encode", "encode_pairing", "loads", "schema", "validate"]
 
 
 class StateRound(msgspec.Struct, frozen=True):
@@ -54,6 +54,22 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     planned_rounds: Positive | None = None
     cycles: Positive = 1
     teams: tuple[Team, ...] | None = None
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema of the state, for editors, with the names of the registered systems.
+
+    >>> sorted(schema()["$defs"]["State"]["required"])
+    ['players']
+    """
+    from orchestrator.core.codec import json_schema
+    from orchestrator.core.pairing.registry import names
+
+    out = json_schema(State)
+    systems = {"enum": list(names())}
+    out["$defs"]["State"]["properties"]["system"] |= systems
+    out["$defs"]["Phase"]["properties"]["system"] |= systems
+    return out
 
 
 def where(path: tuple[Key, ...]) -> str:

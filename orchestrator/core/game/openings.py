@@ -14,10 +14,14 @@ import chess
 import chess.pgn
 
 from orchestrator.core.errors import OrchestratorError
+from orchestrator.core.game.record import MoveRecord
 
 
 class OpeningError(OrchestratorError, ValueError):
     """An opening suite that does not parse; the message says where."""
+
+
+START_NAME = "start position"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +39,31 @@ class Opening:
         '4k3/8/8/8/8/8/4P3/4K3 w - - 0 1'
         """
         return chess.Board(self.fen) if self.fen else chess.Board()
+
+    def book(self) -> tuple[MoveRecord, ...]:
+        """The book moves as a game records them: the first moves of every game from this
+        opening (the one place where they are replayed).
+
+        >>> [(m.san, m.book) for m in Opening("x", None, ("e2e4", "c7c5")).book()]
+        [('e4', True), ('c5', True)]
+        """
+        board, out = self.board(), []
+        for uci in self.moves:
+            move = chess.Move.from_uci(uci)
+            out.append(MoveRecord(uci, board.san(move), book=True))
+            board.push(move)
+        return tuple(out)
+
+    def after_book(self) -> chess.Board:
+        """The position the engines play from: the book moves made.
+
+        >>> Opening("x", None, ("e2e4",)).after_book().fen()
+        'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'
+        """
+        board = self.board()
+        for uci in self.moves:
+            board.push_uci(uci)
+        return board
 
     @classmethod
     def from_san(cls, line: str, fen: str | None = None) -> Opening:
@@ -141,3 +170,7 @@ def choose(openings: list[Opening], index: int, rng_seed: int, order: str = "ran
     permutation = list(range(n))
     random.Random(f"{rng_seed}:{cycle}").shuffle(permutation)
     return openings[permutation[at]]
+
+
+#: a game without an opening starts from the standard position, with no book moves
+START = Opening(START_NAME)

@@ -12,6 +12,7 @@ reversed, after the whole first leg (`legs`) or right after it (`pairs`).
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -35,6 +36,7 @@ __all__ = [
     "lookup",
     "names",
     "register",
+    "unregister",
 ]
 
 
@@ -158,15 +160,42 @@ class System(Generic[Opts]):
         return self.pair(t, self.parse(options))
 
 
-_SYSTEMS: dict[str, System[Any]] = {}
+#: the built-in systems, in the order they are listed: where each is defined (module and
+#: name), imported when the system is first used, so that a command that pairs a Swiss never
+#: loads the code of the others
+BUILTIN: dict[str, str] = {
+    "swiss": "orchestrator.core.pairing.swiss:SWISS",
+    "round-robin": "orchestrator.core.pairing.roundrobin:ROUND_ROBIN",
+    "olafsson": "orchestrator.core.pairing.olafsson:OLAFSSON",
+    "bakert": "orchestrator.core.pairing.bakert:BAKERT",
+    "koth": "orchestrator.core.pairing.ranked:KOTH",
+    "factored": "orchestrator.core.pairing.ranked:FACTORED",
+    "quartile": "orchestrator.core.pairing.ranked:QUARTILE",
+    "random": "orchestrator.core.pairing.ranked:RANDOM",
+    "team-swiss": "orchestrator.core.pairing.teams:TEAM_SWISS",
+}
+_SYSTEMS: dict[str, System[Any] | str] = dict(BUILTIN)
 
 
 def register(system: System[Any]) -> System[Any]:
-    """Make `system` known by its name (a second system of the same name replaces it)."""
+    """Make `system` known by its name (a second system of the same name replaces it).
+
+    >>> toy = register(System("toy", "a toy", lambda t, options: Draft(())))
+    >>> lookup("toy") is toy, toy.noun, names()[-1]
+    (True, 'a toy', 'toy')
+    >>> unregister("toy")
+    """
     if not system.noun:
         object.__setattr__(system, "noun", f"a {system.name}")
     _SYSTEMS[system.name] = system
     return system
+
+
+def unregister(name: str) -> None:
+    """Forget the system called `name` (a built-in one comes back as it was)."""
+    _SYSTEMS.pop(name, None)
+    if name in BUILTIN:
+        _SYSTEMS[name] = BUILTIN[name]
 
 
 def names() -> tuple[str, ...]:
@@ -175,7 +204,6 @@ def names() -> tuple[str, ...]:
     >>> names()[:3]
     ('swiss', 'round-robin', 'olafsson')
     """
-    _builtins()
     return tuple(_SYSTEMS)
 
 
@@ -189,14 +217,11 @@ def lookup(name: str) -> System[Any]:
     ...
     orchestrator.core.event.model.StateError: unknown system 'dutch' (one of swiss, ...)
     """
-    _builtins()
     system = _SYSTEMS.get(name)
     if system is None:
         raise StateError(f"unknown system {name!r} (one of {', '.join(_SYSTEMS)})")
+    if isinstance(system, str):  # a built-in one, used for the first time
+        module, _, attribute = system.partition(":")
+        found: System[Any] = getattr(importlib.import_module(module), attribute)
+        system = register(found)
     return system
-
-
-def _builtins() -> None:
-    """The built-in systems register themselves when `core.pairing` is imported."""
-    if "swiss" not in _SYSTEMS:
-        import orchestrator.core.pairing  # noqa: F401

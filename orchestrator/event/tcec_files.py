@@ -9,12 +9,13 @@ from __future__ import annotations
 import functools
 import io
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 import chess
 import chess.pgn
 
-from orchestrator.core.event.standings import standings
+from orchestrator.core.event.model import Game
+from orchestrator.core.event.standings import mark, standings
 from orchestrator.core.game.fields import Annotated
 from orchestrator.event.read import EventView
 from orchestrator.store.database import GameRow
@@ -216,9 +217,47 @@ def schedule_json(view: EventView) -> list[dict[str, Any]]:
     return rows
 
 
-def crosstable_json(view: EventView, ratings: dict[str, float] | None = None) -> dict[str, Any]:
-    """`crosstable.json`: the engines in standings order, each with its record and its
-    results against every opponent (`Scores` name the games by their schedule number).
+class CrossScore(TypedDict):
+    Game: int  # the game's number in the schedule
+    Result: float  # the points scored in it
+    Winner: str  # "White", "Black" or "None"
+
+
+class CrossResult(TypedDict):
+    H2h: float
+    Text: str  # e.g. "1=0"
+    Scores: list[CrossScore]
+
+
+class CrossRow(TypedDict):
+    Rank: int
+    Rating: float
+    Score: float
+    Games: int
+    GamesAsWhite: int
+    GamesAsBlack: int
+    WinsAsWhite: int
+    WinsAsBlack: int
+    LossAsWhite: int
+    LossAsBlack: int
+    Neustadtl: float
+    Strikes: int
+    Performance: float
+    Results: dict[str, CrossResult]
+
+
+class CrosstableJSON(TypedDict):
+    """`crosstable.json`, as TCEC writes it and its viewer reads it."""
+
+    Event: str
+    Order: list[str]
+    Table: dict[str, CrossRow]
+
+
+def crosstable_json(view: EventView, ratings: dict[str, float] | None = None) -> CrosstableJSON:
+    """`crosstable.json`: the engines in standings order, each with its record (counted by
+    `core.event.standings`) and its results against every opponent (`Scores` name the games
+    by their schedule number).
 
     >>> from orchestrator.event.sample import sample_view
     >>> data = crosstable_json(sample_view())
@@ -226,59 +265,44 @@ def crosstable_json(view: EventView, ratings: dict[str, float] | None = None) ->
     ('D', 1.0, {'H2h': 1.0, 'Text': '1', 'Scores': [{'Game': 1, 'Result': 1.0, 'Winner': 'White'}]})
     """
     ratings = ratings or {}
-    table_tournament = view.standings_tournament()
-    order = view.settings.tiebreaks
-    lines = standings(table_tournament, order)
-    sb = {line.name: line.tiebreaks["sb"] for line in standings(table_tournament, ["sb"])}
+    played = view.standings_tournament()
+    lines = standings(played, view.settings.tiebreaks)
+    sb = {line.name: line.tiebreaks["sb"] for line in standings(played, ["sb"])}
     strikes = view.strikes()
-    table: dict[str, dict[str, Any]] = {}
+    table: dict[str, CrossRow] = {}
     for rank, line in enumerate(lines, start=1):
+        won = sum(points for _, points in line.results)
         table[line.name] = {
             "Rank": rank,
             "Rating": ratings.get(line.name, 0),
             "Score": line.score,
-            "Games": 0,
-            "GamesAsWhite": 0,
-            "GamesAsBlack": 0,
-            "WinsAsWhite": 0,
-            "WinsAsBlack": 0,
-            "LossAsWhite": 0,
-            "LossAsBlack": 0,
+            "Games": line.games,
+            "GamesAsWhite": line.by_colour[0],
+            "GamesAsBlack": line.by_colour[1],
+            "WinsAsWhite": line.wins_by_colour[0],
+            "WinsAsBlack": line.wins_by_colour[1],
+            "LossAsWhite": line.losses_by_colour[0],
+            "LossAsBlack": line.losses_by_colour[1],
             "Neustadtl": sb.get(line.name, 0.0),
             "Strikes": len(strikes.get(line.name, ())),
-            "Performance": 0.0,
+            "Performance": round(100.0 * won / line.games, 1) if line.games else 0.0,
             "Results": {},
         }
-    number = 0
-    for r in view.rounds:
-        for game in r.games:
-            number += 1
-            if game.status != "finished" or game.result is None:
+    games = (g for r in view.rounds for g in r.games)
+    for number, row in enumerate(games, start=1):
+        if row.status != "finished" or row.result is None:
+            continue
+        game = Game(row.white, row.black, row.result)
+        white = game.points(game.white)
+        winner = "White" if white == 1.0 else "Black" if white == 0.0 else "None"
+        for name in (game.white, game.black):
+            if name not in table or game.opponent(name) not in table:
                 continue
-            white, black = table.get(game.white), table.get(game.black)
-            if white is None or black is None:
-                continue
-            points = {"1-0": (1.0, 0.0), "0-1": (0.0, 1.0)}.get(game.result, (0.5, 0.5))
-            winner = {"1-0": "White", "0-1": "Black"}.get(game.result, "None")
-            white["GamesAsWhite"] += 1
-            black["GamesAsBlack"] += 1
-            if game.result == "1-0":
-                white["WinsAsWhite"] += 1
-                black["LossAsBlack"] += 1
-            elif game.result == "0-1":
-                black["WinsAsBlack"] += 1
-                white["LossAsWhite"] += 1
-            for me, opponent, score in (
-                (white, game.black, points[0]),
-                (black, game.white, points[1]),
-            ):
-                result = me["Results"].setdefault(opponent, {"H2h": 0.0, "Text": "", "Scores": []})
-                result["H2h"] += score
-                result["Text"] += {1.0: "1", 0.0: "0"}.get(score, "=")
-                result["Scores"].append({"Game": number, "Result": score, "Winner": winner})
-    for row in table.values():
-        row["Games"] = row["GamesAsWhite"] + row["GamesAsBlack"]
-        if row["Games"]:
-            won = sum(s["Result"] for res in row["Results"].values() for s in res["Scores"])
-            row["Performance"] = round(100.0 * won / row["Games"], 1)
+            points = game.points(name)
+            result = table[name]["Results"].setdefault(
+                game.opponent(name), {"H2h": 0.0, "Text": "", "Scores": []}
+            )
+            result["H2h"] += points
+            result["Text"] += mark(points)
+            result["Scores"].append({"Game": number, "Result": points, "Winner": winner})
     return {"Event": view.name, "Order": [line.name for line in lines], "Table": table}

@@ -23,7 +23,7 @@ class SettingsChanged(OrchestratorError):
 
 
 @dataclass(frozen=True)
-class OpenEvent:
+class StartedEvent:
     """The event a daemon runs: its settings, its players, and whether it was resumed."""
 
     settings: EventSettings
@@ -31,7 +31,7 @@ class OpenEvent:
     resumed: bool
 
 
-async def open_event(config: Config, store: Store, *, force: bool = False) -> OpenEvent:
+async def create_or_resume(config: Config, store: Store, *, force: bool = False) -> StartedEvent:
     """Create `config`'s event in `store`, or resume the event stored there (one committed
     transaction either way); `SettingsChanged` when the config does not fit the stored
     event.
@@ -44,8 +44,8 @@ async def open_event(config: Config, store: Store, *, force: bool = False) -> Op
     >>> async def open_twice(second: Config) -> tuple[bool, bool]:
     ...     store = await Store.open(config.tournament.database)
     ...     try:
-    ...         first = await open_event(config, store)
-    ...         return first.resumed, (await open_event(second, store)).resumed
+    ...         first = await create_or_resume(config, store)
+    ...         return first.resumed, (await create_or_resume(second, store)).resumed
     ...     finally:
     ...         await store.close()
     >>> asyncio.run(open_twice(config))
@@ -63,7 +63,7 @@ async def open_event(config: Config, store: Store, *, force: bool = False) -> Op
     stored = await store.event()
     if stored is None:
         await store.create_event(config.tournament.name, settings.to_json(), players)
-        return OpenEvent(settings, players, resumed=False)
+        return StartedEvent(settings, players, resumed=False)
     locked, forced = EventSettings.from_json(stored.settings).changes(settings)
     if locked:
         raise SettingsChanged(
@@ -77,4 +77,4 @@ async def open_event(config: Config, store: Store, *, force: bool = False) -> Op
         )
     if stored.settings != settings.to_json():
         await store.update_settings(settings.to_json())
-    return OpenEvent(settings, tuple(await store.players()), resumed=True)
+    return StartedEvent(settings, tuple(await store.players()), resumed=True)

@@ -6,12 +6,11 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from functools import wraps
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 import typer
 
-from orchestrator.core.errors import OrchestratorError
-from orchestrator.engines.adapter import DaemonFault
+from orchestrator.core.errors import DaemonFault, OrchestratorError
 
 app = typer.Typer(
     name="orchestrator",
@@ -27,6 +26,19 @@ def _every_command() -> None:
     """Run computer-chess engine championships unattended (TCEC Swiss rules)."""
     # python-chess warns about odd engine output; the runner records faults itself
     logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
+
+
+def one_command(name: str) -> Callable[..., Any]:
+    """The click command of `name` alone (its module imported): what typer makes of it,
+    after what every command does first."""
+    for info in app.registered_commands:
+        callback = info.callback
+        if callback is not None and (info.name or callback.__name__.replace("_", "-")) == name:
+            single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+            single.command(name, help=info.help)(callback)
+            _every_command()
+            return typer.main.get_command(single)
+    raise LookupError(f"no command {name!r}")
 
 
 P = ParamSpec("P")

@@ -16,16 +16,18 @@ import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import cast
 
 import chess
 import structlog
 from aiohttp import web
 from aiohttp_sse import sse_response
 
-from orchestrator.event.feed import GameState, move_event, start_board, state_events
+from orchestrator.core.game.openings import START
+from orchestrator.event.api import GameEvent, MoveEvent, RoundEvent
+from orchestrator.event.feed import GameState, move_event, state_events
 from orchestrator.event.read import EventView, load_view
-from orchestrator.store.database import Store
+from orchestrator.store.database import MoveRow, Store
 
 #: how often the reader looks for a commit, in seconds
 POLL_S = 0.2
@@ -71,7 +73,7 @@ class Viewer:
         return items
 
 
-class LiveHub:
+class PushHub:
     """The one reader of a web server, and the queues of its viewers."""
 
     def __init__(self, db: Path) -> None:
@@ -132,39 +134,41 @@ class LiveHub:
     async def _read(self, store: Store) -> None:
         while rows := await store.moves_after(self.last_rowid):
             for row in rows:
-                self.last_rowid = row["rowid"]
+                self.last_rowid = row.rowid
                 board = await self._board(store, row)
                 if board is None:
                     continue
-                self._publish("move", move_event(board, row))
+                self._publish("move", row.game, move_event(board, row))
         states = await store.game_states()
         if states != self.states:
             self.generation += 1  # before the events: a page reloaded on one reads anew
-        for kind, data in state_events(self.states, states):
-            if kind == "game" and data["status"] != "running":  # its boards are done with
-                for attempt in [a for a, g in self.attempts.items() if g == data["game"]]:
+        for event in state_events(self.states, states):
+            if "game" not in event:
+                self._publish("round", None, event)
+                continue
+            game = cast(GameEvent, event)  # the events that name a game
+            if game["status"] != "running":  # its boards are done with
+                for attempt in [a for a, g in self.attempts.items() if g == game["game"]]:
                     self.boards.pop(attempt, None)
                     self.attempts.pop(attempt, None)
-            self._publish(kind, data)
+            self._publish("game", game["game"], game)
         self.states = states
 
-    async def _board(self, store: Store, row: dict[str, Any]) -> chess.Board | None:
+    async def _board(self, store: Store, row: MoveRow) -> chess.Board | None:
         """The position the move in `row` is played from."""
-        board = self.boards.get(row["attempt"])
+        board = self.boards.get(row.attempt)
         if board is None:
-            opening = await store.game_opening(row["game"])
-            board = start_board(opening)
-            for earlier in await store.attempt_moves(row["attempt"], row["rowid"]):
-                if not earlier["book"]:
-                    board.push_uci(earlier["uci"])
-            self.boards[row["attempt"]] = board
-            self.attempts[row["attempt"]] = row["game"]
-        if row["book"]:
+            board = (await store.game_opening(row.game) or START).after_book()
+            for earlier in await store.attempt_moves(row.attempt, row.rowid):
+                if not earlier.move.book:
+                    board.push_uci(earlier.move.uci)
+            self.boards[row.attempt] = board
+            self.attempts[row.attempt] = row.game
+        if row.move.book:
             return None
         return board
 
-    def _publish(self, kind: str, data: dict[str, Any]) -> None:
-        of = data.get("game") if kind != "round" else None
+    def _publish(self, kind: str, of: int | None, data: MoveEvent | GameEvent | RoundEvent) -> None:
         text = json.dumps(data)
         for viewer in self.viewers:
             viewer.push(kind, of, text)
@@ -213,10 +217,10 @@ async def _opened(db: Path) -> AsyncIterator[Store]:
         await store.close()
 
 
-HUB = web.AppKey("live", LiveHub)
+HUB = web.AppKey("push", PushHub)
 
 
-async def live_context(app: web.Application) -> AsyncIterator[None]:
+async def push_context(app: web.Application) -> AsyncIterator[None]:
     """The hub's reader runs while the app does (aiohttp's cleanup context)."""
     hub = app[HUB]
     hub.task = asyncio.get_running_loop().create_task(hub.run())

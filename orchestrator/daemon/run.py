@@ -1,0 +1,177 @@
+"""Start an event: validate everything before the database is touched (`check` and `run`
+share it), then run the event with its signals, its database lock and its web process.
+
+`orchestrator run` and `orchestrator check` call these; every mistake in the config is an
+`OrchestratorError` (one line, exit 2), and an unreachable or silent scheduler one with exit
+code 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+
+from orchestrator.config.load import check_files, load, read_openings
+from orchestrator.config.model import Config, ConfigError, EngineConfig, dask_address
+from orchestrator.core.errors import OrchestratorError
+from orchestrator.core.game.openings import Opening
+from orchestrator.daemon.loop import Daemon
+from orchestrator.daemon.system import WebProcess, sweep_orphans
+from orchestrator.engines.probe import from_fen, probe
+from orchestrator.event.resume import create_or_resume
+from orchestrator.executor.cluster import DaskExecutor, security
+from orchestrator.store.database import Store
+from orchestrator.store.lock import DatabaseLock
+
+__all__ = ["CheckFailed", "check_on_workers", "probe_all", "run_event", "validate"]
+
+
+class CheckFailed(OrchestratorError):
+    """The game hosts of a Dask scheduler could not be reached or did not answer."""
+
+    exit_code = 1
+
+
+#: engines started at once by `check` and `run`: a field of 400 engines must not take 400
+#: processes, their pipes and their watcher threads at the same moment
+PROBES_AT_ONCE = 8
+
+
+async def probe_all(config: Config, fen_reason: str | None) -> None:
+    """Start, configure and close every engine of `config`, a few at a time; the first
+    failure in config order is raised."""
+    gate = asyncio.Semaphore(PROBES_AT_ONCE)
+
+    async def one(engine: EngineConfig) -> None:
+        async with gate:
+            started = await probe(config, engine, fen_reason)
+            await started.close()
+
+    outcomes = await asyncio.gather(*(one(e) for e in config.engines), return_exceptions=True)
+    for problem in outcomes:
+        if isinstance(problem, BaseException):
+            raise problem
+
+
+async def validate(config_path: Path, start_engines: bool) -> tuple[Config, list[Opening] | None]:
+    """Everything that can be checked before the database is touched.  With the workers of
+    a Dask scheduler, engines start on the game hosts (`check` tries them there)."""
+    config = load(config_path)
+    check_files(config)
+    openings = read_openings(config)
+    if start_engines and not config.remote:
+        await probe_all(config, from_fen(openings or ()))
+    return config, openings
+
+
+#: how long `check` waits for the game hosts of a Dask scheduler to try every engine
+CHECK_ON_WORKERS_S = 120.0
+
+
+async def check_on_workers(config: Config, openings: list[Opening] | None) -> list[str]:
+    """Start every engine once on a game host that can run its games; the warnings."""
+    address = dask_address(config.tournament.executor)
+    assert address is not None
+    executor = DaskExecutor(address, config.tournament.executor, security(config))
+    try:
+        await executor.connect()
+    except (OSError, TimeoutError) as exc:
+        raise CheckFailed(
+            f"{config.path}: [tournament] executor: cannot reach {address}: {exc}"
+        ) from None
+    try:
+        workers = await executor.refresh_workers()
+        if not workers:
+            raise CheckFailed(
+                f"{config.path}: [tournament] executor: no worker is connected to "
+                f"{config.tournament.executor}"
+            )
+        return await asyncio.wait_for(
+            executor.check(config, from_fen(openings or ())), CHECK_ON_WORKERS_S
+        )
+    except TimeoutError:
+        raise CheckFailed(
+            f"{config.path}: [tournament] executor: the workers of "
+            f"{config.tournament.executor} did not try every engine within "
+            f"{CHECK_ON_WORKERS_S:g} s"
+        ) from None
+    finally:
+        await executor.close()
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+
+class _Stop:
+    """The stop signals, caught from the first moment (while the config is checked) to the
+    last (a second signal during the shutdown), and passed on to the daemon."""
+
+    def __init__(self) -> None:
+        self.signal: str | None = None
+        self.daemon: Daemon | None = None
+
+    def __call__(self, name: str) -> None:
+        self.signal = self.signal or name
+        if self.daemon is not None:
+            self.daemon.request_stop(name)
+
+    def attach(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+        if self.signal is not None:
+            daemon.request_stop(self.signal)
+
+
+async def run_event(
+    config_path: Path, force: bool, drain: bool, http: tuple[str, int] | None
+) -> int:
+    """Run the event; SIGTERM, SIGINT and SIGHUP stop it cleanly at any moment."""
+    loop = asyncio.get_running_loop()
+    stop = _Stop()
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, stop, sig.name)
+    try:
+        return await _run_event(config_path, force, drain, http, stop)
+    finally:
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
+            # the shutdown is done and its exit status decided: a signal that comes while
+            # the interpreter winds down (joining threads) must not turn it into a kill
+            signal.signal(sig, signal.SIG_IGN)
+
+
+async def _run_event(
+    config_path: Path, force: bool, drain: bool, http: tuple[str, int] | None, stop: _Stop
+) -> int:
+    config, openings = await validate(config_path, start_engines=True)
+    await asyncio.to_thread(sweep_orphans)  # what the engines' first start left behind
+    if stop.signal is not None:  # stopped while the config was checked: nothing to undo
+        return 0
+    lock = DatabaseLock(config.tournament.database)
+    lock.acquire()
+    try:
+        store = await Store.open(config.tournament.database)
+        try:
+            event = await create_or_resume(config, store, force=force)
+            daemon = Daemon(config, event, store, openings, drain=drain)
+            stop.attach(daemon)
+            site = None
+            if http:
+                host, port = http
+                try:
+                    site = WebProcess(config.tournament.database, host, port)
+                except OSError as exc:
+                    raise ConfigError(
+                        f"--http: cannot listen on {host}:{port}: {exc.strerror}"
+                    ) from None
+                site.start()
+            try:
+                await daemon.run()
+            finally:
+                if site is not None:
+                    await asyncio.to_thread(site.stop)
+        finally:
+            await store.close()
+    finally:
+        lock.release()
+    return 0

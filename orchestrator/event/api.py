@@ -1,0 +1,291 @@
+"""The shapes of the JSON that the read commands print (`--json`), the web view's API serves,
+its pages are made from, and its live feed pushes: one typed definition for the producer
+(`event/read.py`, `event/feed.py`, ...) and every consumer (`web/pages.py`, `cli/`).
+
+The TCEC files (`crosstable.json`, `schedule.json`, `live.json`) have TCEC's own shapes
+(`event/tcec_files.py`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+__all__ = [
+    "AuditEntry",
+    "BoardJSON",
+    "ComingRound",
+    "DaemonJSON",
+    "GameEvent",
+    "GameJSON",
+    "MatchJSON",
+    "MoveEvent",
+    "MoveJSON",
+    "OverviewJSON",
+    "RoundEvent",
+    "RoundGameJSON",
+    "RoundJSON",
+    "RunningGame",
+    "ScheduleGame",
+    "ScheduleJSON",
+    "Side",
+    "StandingJSON",
+    "StandingsJSON",
+    "TeamStandingJSON",
+    "VoidedJSON",
+]
+
+Side = Literal["white", "black"]
+
+
+class MoveJSON(TypedDict):
+    """A move of a game: a book move has only the first six keys."""
+
+    ply: int
+    san: str
+    uci: str
+    book: bool
+    side: Side
+    fen: str
+    score_cp: NotRequired[int | None]
+    score_mate: NotRequired[int | None]
+    wv: NotRequired[str]  # the score from White's side, as TCEC writes it
+    depth: NotRequired[int | None]
+    seldepth: NotRequired[int | None]
+    nodes: NotRequired[int | None]
+    nps: NotRequired[int | None]
+    tbhits: NotRequired[int | None]
+    hashfull: NotRequired[int | None]
+    pv: NotRequired[list[str]]  # in SAN
+    time_ms: NotRequired[int]
+    clock_ms: NotRequired[int | None]
+    reported_ms: NotRequired[int | None]
+
+
+class MoveEvent(MoveJSON):
+    """A `move` event of the live feed: a move, with its game and attempt."""
+
+    game: int
+    attempt: int
+
+
+class GameEvent(TypedDict):
+    """A `game` event: a game started or ended."""
+
+    game: int
+    round: int
+    status: str
+    result: str | None
+
+
+class RoundEvent(TypedDict):
+    """A `round` event: a round was paired or finished."""
+
+    round: int
+    finished: bool
+
+
+class GameJSON(TypedDict):
+    """A game with its moves (`/api/games/ID`)."""
+
+    id: int
+    round: int
+    number: int
+    white: str
+    black: str
+    status: str
+    result: str | None
+    termination: str | None
+    reason: str | None
+    opening: str | None
+    host: str | None
+    start_fen: str
+    fen: str
+    turn: Side
+    moves: list[MoveJSON]
+    last: dict[Side, MoveJSON | None]  # each side's last engine move
+    pgn: NotRequired[str | None]
+    clock_start_ms: NotRequired[int | None]
+    board: NotRequired[int]  # a team Swiss's board and teams
+    white_team: NotRequired[str]
+    black_team: NotRequired[str]
+
+
+class VoidedJSON(TypedDict):
+    attempt: int
+    voided_at: str
+    reason: str | None
+
+
+class RoundGameJSON(TypedDict):
+    """A game of a round, as `pairings --json` lists it."""
+
+    id: int
+    number: int
+    white: str
+    black: str
+    status: str
+    result: str | None
+    termination: str | None
+    reason: str | None
+    plies: int | None
+    opening: str | None
+    forfeit: bool
+    voided: list[VoidedJSON]
+    host: str | None
+    board: NotRequired[int]
+    white_team: NotRequired[str]
+    black_team: NotRequired[str]
+
+
+class BoardJSON(TypedDict, total=False):
+    """A team Swiss game's board and teams (none in other events)."""
+
+    board: int
+    white_team: str
+    black_team: str
+
+
+class MatchJSON(TypedDict):
+    """A team Swiss match: Team 1, Team 2, their board points and its games."""
+
+    team1: str
+    team2: str
+    points1: float
+    points2: float
+    result: str | None
+    games: list[int]
+
+
+class RoundJSON(TypedDict):
+    round: int
+    bye: str | None
+    dropped_rounds: int
+    finished: bool
+    games: list[RoundGameJSON]
+    matches: NotRequired[list[MatchJSON]]
+
+
+class StandingJSON(TypedDict):
+    """A line of the standings."""
+
+    place: str
+    name: str
+    seed: int
+    score: float
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    byes: int
+    tiebreaks: dict[str, float]
+    strikes: NotRequired[int]
+    withdrawn_after: NotRequired[int | None]
+
+
+class TeamStandingJSON(TypedDict):
+    place: str
+    name: str
+    seed: int
+    match_points: float
+    board_points: float
+    matches: int
+    won: int
+    drawn: int
+    lost: int
+    byes: int
+    players: list[str]
+
+
+class StandingsJSON(TypedDict):
+    event: str
+    rounds: int
+    provisional: bool
+    standings: list[StandingJSON]
+    teams: NotRequired[list[TeamStandingJSON]]
+
+
+class DaemonJSON(TypedDict):
+    running: bool
+    pid: int | None
+    last_seen: str | None
+
+
+class RunningGame(TypedDict):
+    id: int
+    round: int
+    number: int
+    white: str
+    black: str
+    plies: int
+    last: str | None
+    clock_ms: dict[Side, int | None]
+
+
+class OverviewJSON(TypedDict):
+    """`status --json` and `/api/overview`."""
+
+    event: str
+    round: int
+    rounds: int
+    games_finished: int
+    games_total: int | None
+    games_running: list[RunningGame]
+    games_interrupted: list[int]
+    finished: bool
+    paused: bool
+    daemon: DaemonJSON
+    provisional: bool
+    top: list[StandingJSON]
+    top_teams: NotRequired[list[TeamStandingJSON]]
+
+
+class ScheduleGame(TypedDict):
+    id: int
+    round: int
+    number: int
+    white: str
+    black: str
+    status: str
+    result: str | None
+    reason: str | None
+    started_at: str | None
+    duration_s: float | None
+    opening: str | None
+    estimated_start: str | None
+
+
+class ComingRound(TypedDict):
+    round: int
+    estimated_start: str
+
+
+class ScheduleJSON(TypedDict):
+    """`/api/schedule`: the games so far and to come, with estimated starts."""
+
+    event: str
+    mean_game_s: int
+    games: list[ScheduleGame]
+    coming_rounds: list[ComingRound]
+
+
+class AuditEntry(TypedDict):
+    """An entry of the audit log: when, what, and a line of text; the rest per kind."""
+
+    at: str
+    what: str
+    text: str
+    id: NotRequired[int]
+    kind: NotRequired[str]
+    args: NotRequired[dict[str, object]]
+    user: NotRequired[str]
+    command: NotRequired[str | list[str] | None]  # the command line; an engine's new one
+    reason: NotRequired[str | None]
+    applied_at: NotRequired[str | None]
+    outcome: NotRequired[str | None]
+    engine: NotRequired[str]
+    detail: NotRequired[str]
+    game: NotRequired[int]
+    round: NotRequired[int]
+    after_round: NotRequired[int]
+    options: NotRequired[dict[str, object]]
+    first_game: NotRequired[int | None]
