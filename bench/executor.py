@@ -28,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.test_daemon import event_config  # noqa: E402  (the scripted test engines' event)
+from tests.support.daemon import event_config  # noqa: E402  (the scripted test engines' event)
 
 TICKS = os.sysconf("SC_CLK_TCK")
 

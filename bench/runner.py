@@ -50,7 +50,7 @@ from orchestrator.core.game.clock import TimeControl  # noqa: E402
 from orchestrator.core.game.openings import Opening  # noqa: E402
 from orchestrator.core.game.record import GameRecord  # noqa: E402
 from orchestrator.game.game import GameSpec, play_game  # noqa: E402
-from tests.conftest import free_port  # noqa: E402
+from tests.support.processes import free_port  # noqa: E402
 
 STOCKFISH = "/usr/games/stockfish"
 OPENINGS = ["e4 e5", "d4 d5", "c4 e5", "Nf3 d5", "e4 c5", "d4 Nf6", "e4 e6", "e4 c6"]

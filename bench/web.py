@@ -34,8 +34,8 @@ import aiohttp
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.conftest import free_port  # noqa: E402
-from tests.test_daemon import event_config  # noqa: E402  (the scripted test engines' event)
+from tests.support.daemon import event_config  # noqa: E402  (the scripted test engines' event)
+from tests.support.processes import free_port  # noqa: E402
 
 PAGES = ["/", "/standings", "/crosstable", "/schedule", "/api/overview", "/api/standings"]
 

@@ -1,4 +1,4 @@
-"""structlog set-up: stable event names (SPEC.md section 5), JSON lines when not on a TTY."""
+"""structlog set-up: stable event names (docs/log-events.md), JSON lines when not on a TTY."""
 
 from __future__ import annotations
 

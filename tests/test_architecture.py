@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.support.paths import ROOT
 
 PACKAGE = ROOT / "orchestrator"
 
@@ -100,3 +100,24 @@ def test_nothing_imports_the_cli() -> None:
     outside = {"cli", "__main__"}
     wrong = [(path, name) for path, own, name in ALL if own not in outside and layer(name) == "cli"]
     assert not wrong
+
+
+def test_pairing_a_round_loads_only_what_it_uses() -> None:
+    """`orchestrator pair` is a pure computation: it never loads python-chess, networkx
+    (a Swiss that pairs), the database or Dask (bench/cli.py times it)."""
+    import subprocess
+    import sys
+
+    heavy = ("chess", "networkx", "aiosqlite", "distributed", "aiohttp")
+    probe = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: print([m for m in {heavy!r} if m in sys.modules], "
+        "file=sys.stderr))\n"
+        "sys.argv = ['orchestrator', 'pair', 'tests/data/tcec/s20_swiss_test_2.json']\n"
+        "from orchestrator.cli import main\nmain()\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.strip().splitlines()[-1] == "[]"

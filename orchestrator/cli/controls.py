@@ -131,8 +131,8 @@ def withdraw(
 def pair_manual(
     round_number: Annotated[int, typer.Argument(metavar="ROUND", help="The round to pair.")],
     pairs: Annotated[list[str], typer.Argument(metavar="WHITE-BLACK...", help="Fixed pairs.")],
-    db: DbOpt = None,
     config: ConfigOpt = Path("engines.toml"),
+    db: DbOpt = None,
     *,
     reason: Needed,
 ) -> None:

@@ -86,7 +86,7 @@ def pairings(
         score = f"{m['points1']:g}-{m['points2']:g}" + ("" if m["result"] else " so far")
         typer.echo(f"  {m['team1']} - {m['team2']}  {score}")
         for g in (games[i] for i in m["games"]):
-            board = read.board_json(event.tournament.teams, g.white, g.black)["board"]
+            board = read.game_summary(event, g).get("board")
             typer.echo(
                 f"{g.number:3d}. board {board}: {g.white} - {g.black}  {g.result or g.status}"
             )
@@ -112,25 +112,9 @@ def export(
     if round_number is not None and not rounds:
         raise fail(f"no round {round_number}")
     if as_json:
-        text = (
-            json.dumps(
-                [
-                    {
-                        "round": g.round,
-                        "number": g.number,
-                        "white": g.white,
-                        "black": g.black,
-                        "result": g.result,
-                        "pgn": g.pgn,
-                    }
-                    for r in rounds
-                    for g in r.games
-                    if g.status == "finished"
-                ],
-                indent=1,
-            )
-            + "\n"
-        )
+        from orchestrator.event.read import exported
+
+        text = json.dumps(exported(event, rounds), indent=1) + "\n"
     else:
         text = round_pgn(rounds[0]) if round_number is not None else event_pgn(rounds)
     if output:

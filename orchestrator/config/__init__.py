@@ -1,0 +1,3 @@
+"""`engines.toml`: its declared schema (`model`) and reading it (`load`)."""
+
+__all__ = ["load", "model"]

@@ -29,7 +29,7 @@ from orchestrator.core.game.openings import Opening
 from orchestrator.core.game.record import GameRecord, MoveRecord, score_text
 from orchestrator.core.pairing import pair_next
 from orchestrator.core.pairing.teams import board_tags, team_standings
-from orchestrator.daemon.outputs import LiveFiles, PgnFiles, remove_leftovers, write_standings
+from orchestrator.daemon.outputs import PgnFiles, TcecFiles, remove_leftovers, write_standings
 from orchestrator.daemon.system import notify, own_children, sweep_orphans, watchdog_interval
 from orchestrator.event import controls
 from orchestrator.event.export import slug
@@ -37,7 +37,7 @@ from orchestrator.event.read import STRIKES, view_of
 from orchestrator.event.resume import StartedEvent
 from orchestrator.event.state import OpeningChoice, new_games, tournament
 from orchestrator.event.tcec_files import live_headers
-from orchestrator.executor import HostFault, make_executor
+from orchestrator.executor import Executor, HostFault, make_executor
 from orchestrator.game.game import GameSpec
 from orchestrator.game.pgn import to_pgn
 from orchestrator.store.database import ControlRow, GameRow, RoundRow, Store
@@ -76,6 +76,7 @@ class Daemon:
         openings: list[Opening] | None,
         *,
         drain: bool = False,
+        executor: Executor | None = None,
     ) -> None:
         self.config = config
         self.event = event
@@ -85,14 +86,14 @@ class Daemon:
         )
         self.drain = drain
         self.stopping = asyncio.Event()
-        self.executor = make_executor(config)
+        self.executor = executor or make_executor(config)  # where the games run
         self.paused = False
         self.backoff_until = 0.0  # after a fault of the daemon's own, no game starts till then
         self.folder = config.tournament.pgn_dir / slug(config.tournament.name)
         self.name = config.tournament.name
         self.pgn_files = PgnFiles(self.folder, self.name)
         live_dir = config.tournament.live_dir
-        self.live = None if live_dir is None else LiveFiles(live_dir, config.adjudication)
+        self.tcec_files = None if live_dir is None else TcecFiles(live_dir, config.adjudication)
 
     # signals ------------------------------------------------------------------------------
 
@@ -202,8 +203,8 @@ class Daemon:
         finally:
             await self._stop_games([r.task for r in running.values()])
             running.clear()
-            if self.live:
-                await self.live.close()
+            if self.tcec_files:
+                await self.tcec_files.close()
 
     def _start_games(
         self, rnd: RoundRow, unfinished: list[GameRow], running: dict[int, _Running]
@@ -269,13 +270,11 @@ class Daemon:
                     self.paused = isinstance(applied, controls.Pause)
                 case controls.EngineUpdate():
                     self._update_engine(applied.engine, applied.command, applied.options)
+            audit = {key: getattr(row, key) for key in ("kind", "user", "command", "reason")}
             log.info(
                 "control_applied",
                 control=row.id,
-                kind=row.kind,
-                user=row.user,
-                command=row.command,
-                reason=row.reason,
+                **audit,
                 requested_at=row.requested_at,
                 outcome=result.outcome,
             )
@@ -317,7 +316,13 @@ class Daemon:
         fixed = controls.fixed_pairs(await self.store.controls(), len(tournament.rounds) + 1)
         pairing = pair_next(msgspec.structs.replace(tournament, fixed=fixed))
         games = new_games(pairing, await self.store.pairs_so_far(), self.openings)
-        await self.store.add_round(pairing.round, pairing.bye, pairing.dropped_rounds, games)
+        await self.store.add_round(
+            pairing.round,
+            pairing.bye,
+            pairing.dropped_rounds,
+            games,
+            team_bye=pairing.bye is not None and bool(tournament.teams),
+        )
         log.info(
             "round_paired",
             round=pairing.round,
@@ -353,9 +358,9 @@ class Daemon:
         if standings or changed is None:
             view = await view_of(self.store)
             await asyncio.to_thread(write_standings, self.folder, view)
-        if self.live:
+        if self.tcec_files:
             ratings = {e.name: e.rating for e in self.config.engines if e.rating is not None}
-            self.live.event(view or await view_of(self.store), ratings)
+            self.tcec_files.event(view or await view_of(self.store), ratings)
 
     # games --------------------------------------------------------------------------------
 
@@ -383,21 +388,21 @@ class Daemon:
             attempt = await asyncio.shield(self.store.start_attempt(game.id))
             record = await self._play_attempt(spec, rnd, game, attempt, context)
         except asyncio.CancelledError:
-            if self.live:
-                self.live.finish(game.id)
+            if self.tcec_files:
+                self.tcec_files.finish(game.id)
             await asyncio.shield(self.store.abort_game(game.id))
             log.info("game_aborted", **context)
             raise
         except DaemonFault as fault:  # ours, not the engines': try again a little later
-            if self.live:
-                self.live.finish(game.id)
+            if self.tcec_files:
+                self.tcec_files.finish(game.id)
             await self.store.abort_game(game.id)
             self.backoff_until = time.monotonic() + BACKOFF_S
             log.error("daemon_fault", **context, error=str(fault), retry_in_s=BACKOFF_S)
             return
         except HostFault as fault:  # the game host's, not the engines': play it again
-            if self.live:
-                self.live.finish(game.id)
+            if self.tcec_files:
+                self.tcec_files.finish(game.id)
             await self.store.abort_game(game.id)
             if fault.scheduler:  # `scheduler_unreachable` says why, once
                 log.info("game_aborted", **context, host=fault.host, reason=fault.detail)
@@ -425,8 +430,8 @@ class Daemon:
         )
         # shielded: a stop that comes now does not undo a finished game
         await asyncio.shield(self.store.finish_game(game.id, attempt, record, pgn))
-        if self.live:
-            self.live.finish(game.id, record.result, record.reason)
+        if self.tcec_files:
+            self.tcec_files.finish(game.id, record.result, record.reason)
         self._log_finished(record, context)
         await self._sweep()
         await self._write_outputs(rnd.number)
@@ -456,19 +461,19 @@ class Daemon:
         clocks: dict[bool, int | None] = {chess.WHITE: None, chess.BLACK: None}
         last_progress = time.monotonic()
 
-        if self.live:
+        if self.tcec_files:
             started = datetime.now(UTC)
             headers = live_headers(
                 self.name, str(spec.tc), game, self.config.tournament.site, started
             ) | board_tags(self.event.settings.teams, game.white, game.black)
             options = {game.white: spec.white.options, game.black: spec.black.options}
-            self.live.start(game.id, headers, options, game.opening)
+            self.tcec_files.start(game.id, headers, options, game.opening)
 
         async def on_move(move: MoveRecord, board: chess.Board) -> None:
             nonlocal last_progress
             await self.store.add_move(attempt, len(board.move_stack), move)
-            if self.live:
-                self.live.move(game.id, move)
+            if self.tcec_files:
+                self.tcec_files.move(game.id, move)
             clocks[not board.turn] = move.clock_ms
             if time.monotonic() - last_progress >= PROGRESS_S:
                 last_progress = time.monotonic()

@@ -15,16 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import chess
 import structlog
 
 from orchestrator.core.game.adjudication import Adjudication
 from orchestrator.core.game.fields import Annotated, Annotator
-from orchestrator.core.game.openings import Opening
+from orchestrator.core.game.openings import START, Opening
 from orchestrator.core.game.record import MoveRecord
 from orchestrator.event.export import round_pgn, slug, standings_text
 from orchestrator.event.read import EventView, standings_json, standings_notes
 from orchestrator.event.tcec_files import (
+    LiveMove,
     crosstable_json,
     live_json,
     live_move,
@@ -115,15 +115,15 @@ def write_standings(folder: Path, view: EventView) -> None:
 
 
 @dataclass
-class _LiveGame:
+class _FollowedGame:
     headers: dict[str, str]
     options: dict[str, dict[str, Any]]
     annotator: Annotator
     plies: list[Annotated] = field(default_factory=list)
-    moves: list[dict[str, Any]] = field(default_factory=list)
+    moves: list[LiveMove] = field(default_factory=list)
 
 
-class LiveFiles:
+class TcecFiles:
     """TCEC's live files in `folder`: `live.json` and `live.pgn` after every move of the game
     they follow (the earliest started of the running games), `schedule.json` and
     `crosstable.json` after every game.
@@ -135,7 +135,7 @@ class LiveFiles:
 
     def __init__(self, folder: Path, rules: Adjudication) -> None:
         self.folder, self.rules = folder, rules
-        self.games: dict[int, _LiveGame] = {}
+        self.games: dict[int, _FollowedGame] = {}
         self.followed: int | None = None
         self.pending: dict[str, Callable[[], str]] = {}
         self.writer: asyncio.Task[None] | None = None
@@ -149,10 +149,11 @@ class LiveFiles:
         opening: Opening | None,
     ) -> None:
         """A game starts, from `opening` (its book moves are its first moves)."""
-        board = opening.board() if opening else chess.Board()
-        live = self.games[game] = _LiveGame(headers, options, Annotator(board, self.rules))
-        for uci in opening.moves if opening else ():
-            book = MoveRecord(uci, live.annotator.board.san(chess.Move.from_uci(uci)), book=True)
+        opening = opening or START
+        live = self.games[game] = _FollowedGame(
+            headers, options, Annotator(opening.board(), self.rules)
+        )
+        for book in opening.book():
             annotated = live.annotator.add(book)
             live.plies.append(annotated)
             live.moves.append(live_move(annotated))
@@ -187,7 +188,7 @@ class LiveFiles:
         self._queue("crosstable.json", lambda: json.dumps(crosstable_json(view, ratings), indent=1))
 
     def _game_files(
-        self, game: int, live: _LiveGame | None = None, reason: str | None = None
+        self, game: int, live: _FollowedGame | None = None, reason: str | None = None
     ) -> None:
         live = live or self.games[game]
         headers, moves, plies = live.headers, list(live.moves), list(live.plies)

@@ -12,15 +12,17 @@ from typing import Literal, NotRequired, TypedDict
 
 __all__ = [
     "AuditEntry",
-    "BoardJSON",
     "ComingRound",
     "DaemonJSON",
+    "ExportedGame",
     "GameEvent",
     "GameJSON",
+    "GameSummary",
     "MatchJSON",
     "MoveEvent",
     "MoveJSON",
     "OverviewJSON",
+    "PlacedJSON",
     "RoundEvent",
     "RoundGameJSON",
     "RoundJSON",
@@ -84,19 +86,27 @@ class RoundEvent(TypedDict):
     finished: bool
 
 
-class GameJSON(TypedDict):
-    """A game with its moves (`/api/games/ID`)."""
+class GameSummary(TypedDict):
+    """A game as every list of games shows it (`game_summary`)."""
 
     id: int
     round: int
     number: int
     white: str
     black: str
-    status: str
+    status: str  # pending, running, interrupted (no daemon runs it) or finished
     result: str | None
     termination: str | None
     reason: str | None
     opening: str | None
+    board: NotRequired[int]  # a team Swiss's board and teams
+    white_team: NotRequired[str]
+    black_team: NotRequired[str]
+
+
+class GameJSON(GameSummary):
+    """A game with its moves (`/api/games/ID`)."""
+
     host: str | None
     start_fen: str
     fen: str
@@ -105,9 +115,6 @@ class GameJSON(TypedDict):
     last: dict[Side, MoveJSON | None]  # each side's last engine move
     pgn: NotRequired[str | None]
     clock_start_ms: NotRequired[int | None]
-    board: NotRequired[int]  # a team Swiss's board and teams
-    white_team: NotRequired[str]
-    black_team: NotRequired[str]
 
 
 class VoidedJSON(TypedDict):
@@ -116,33 +123,13 @@ class VoidedJSON(TypedDict):
     reason: str | None
 
 
-class RoundGameJSON(TypedDict):
+class RoundGameJSON(GameSummary):
     """A game of a round, as `pairings --json` lists it."""
 
-    id: int
-    number: int
-    white: str
-    black: str
-    status: str
-    result: str | None
-    termination: str | None
-    reason: str | None
     plies: int | None
-    opening: str | None
     forfeit: bool
     voided: list[VoidedJSON]
     host: str | None
-    board: NotRequired[int]
-    white_team: NotRequired[str]
-    black_team: NotRequired[str]
-
-
-class BoardJSON(TypedDict, total=False):
-    """A team Swiss game's board and teams (none in other events)."""
-
-    board: int
-    white_team: str
-    black_team: str
 
 
 class MatchJSON(TypedDict):
@@ -165,34 +152,35 @@ class RoundJSON(TypedDict):
     matches: NotRequired[list[MatchJSON]]
 
 
-class StandingJSON(TypedDict):
-    """A line of the standings."""
+class PlacedJSON(TypedDict):
+    """Who stands where: a line of any standings."""
 
     place: str
     name: str
     seed: int
+    byes: int
+
+
+class StandingJSON(PlacedJSON):
+    """A line of the standings."""
+
     score: float
     games: int
     wins: int
     draws: int
     losses: int
-    byes: int
     tiebreaks: dict[str, float]
-    strikes: NotRequired[int]
-    withdrawn_after: NotRequired[int | None]
+    strikes: int
+    withdrawn_after: int | None
 
 
-class TeamStandingJSON(TypedDict):
-    place: str
-    name: str
-    seed: int
+class TeamStandingJSON(PlacedJSON):
     match_points: float
     board_points: float
     matches: int
     won: int
     drawn: int
     lost: int
-    byes: int
     players: list[str]
 
 
@@ -210,12 +198,9 @@ class DaemonJSON(TypedDict):
     last_seen: str | None
 
 
-class RunningGame(TypedDict):
-    id: int
-    round: int
-    number: int
-    white: str
-    black: str
+class RunningGame(GameSummary):
+    """A game being played, with how far it got."""
+
     plies: int
     last: str | None
     clock_ms: dict[Side, int | None]
@@ -239,19 +224,16 @@ class OverviewJSON(TypedDict):
     top_teams: NotRequired[list[TeamStandingJSON]]
 
 
-class ScheduleGame(TypedDict):
-    id: int
-    round: int
-    number: int
-    white: str
-    black: str
-    status: str
-    result: str | None
-    reason: str | None
+class ScheduleGame(GameSummary):
     started_at: str | None
     duration_s: float | None
-    opening: str | None
     estimated_start: str | None
+
+
+class ExportedGame(GameSummary):
+    """A finished game, as `export --json` gives it."""
+
+    pgn: str | None
 
 
 class ComingRound(TypedDict):

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import msgspec
 
@@ -83,9 +83,9 @@ class Control(msgspec.Struct, frozen=True, kw_only=True, tag_field="kind"):
         """The control's name, as the command line and the audit log give it."""
         return str(type(self).__struct_config__.tag)
 
-    def args(self) -> dict[str, Any]:
+    def args(self) -> dict[str, object]:
         """Its arguments, as stored."""
-        plain: dict[str, Any] = to_builtins(self)
+        plain: dict[str, object] = to_builtins(self)
         plain.pop("kind")
         plain.pop("reason")
         return plain

@@ -6,12 +6,12 @@ to files, the web view serves them, the CLI prints them.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from orchestrator.core.event.model import Tournament
-from orchestrator.core.event.standings import TIEBREAKS, Line, Tiebreak, mark, standings
+from orchestrator.core.event.standings import TIEBREAKS, Entry, Line, Tiebreak, mark, standings
 from orchestrator.core.pairing.teams import team_standings
-from orchestrator.event.api import StandingJSON, TeamStandingJSON
+from orchestrator.event.api import PlacedJSON, StandingJSON, TeamStandingJSON
 from orchestrator.store.database import RoundRow
 
 
@@ -79,26 +79,36 @@ def _num(x: float) -> str:
     return f"{x:g}"
 
 
-def standings_data(tournament: Tournament, order: Sequence[Tiebreak]) -> list[StandingJSON]:
-    """The standings as the `--json` outputs give them.
+def _placed(line: Entry) -> PlacedJSON:
+    return {"place": line.place, "name": line.name, "seed": line.seed, "byes": line.byes}
+
+
+def standings_data(
+    tournament: Tournament,
+    order: Sequence[Tiebreak],
+    strikes: Mapping[str, int] | None = None,
+    withdrawn: Mapping[str, int] | None = None,
+) -> list[StandingJSON]:
+    """The standings as the `--json` outputs give them, with each engine's `strikes` and
+    the round after which it `withdrawn`, where given.
 
     >>> from orchestrator.core.event.model import Game, Player, Round
     >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, (Game("A", "B", "1-0"),)),))
     >>> [(d["place"], d["name"], d["score"]) for d in standings_data(t, ["sb"])]
     [('1', 'A', 1.0), ('2', 'B', 0.0)]
     """
+    strikes, withdrawn = strikes or {}, withdrawn or {}
     return [
         {
-            "place": line.place,
-            "name": line.name,
-            "seed": line.seed,
+            **_placed(line),
             "score": line.score,
             "games": line.games,
             "wins": line.wins,
             "draws": line.draws,
             "losses": line.losses,
-            "byes": line.byes,
             "tiebreaks": {tb: line.tiebreaks[tb] for tb in order},
+            "strikes": strikes.get(line.name, 0),
+            "withdrawn_after": withdrawn.get(line.name),
         }
         for line in standings(tournament, order)
     ]
@@ -150,16 +160,13 @@ def team_data(tournament: Tournament) -> list[TeamStandingJSON]:
     members = {team.name: list(team.members) for team in tournament.teams}
     return [
         {
-            "place": line.place,
-            "name": line.name,
-            "seed": line.seed,
+            **_placed(line),
             "match_points": line.match_points,
             "board_points": line.board_points,
-            "matches": line.matches,
-            "won": line.won,
-            "drawn": line.drawn,
-            "lost": line.lost,
-            "byes": line.byes,
+            "matches": line.games,
+            "won": line.wins,
+            "drawn": line.draws,
+            "lost": line.losses,
             "players": members[line.name],
         }
         for line in team_standings(tournament)

@@ -13,14 +13,15 @@ from pathlib import Path
 
 import chess
 
-from orchestrator.core.event.model import Game, Round, Team, Tournament
+from orchestrator.core.event.model import Game, Round, Tournament
 from orchestrator.core.game.openings import START
 from orchestrator.core.pairing.teams import board_tags, matches, seats
 from orchestrator.event.api import (
-    BoardJSON,
     ComingRound,
     DaemonJSON,
+    ExportedGame,
     GameJSON,
+    GameSummary,
     MatchJSON,
     MoveJSON,
     OverviewJSON,
@@ -202,12 +203,9 @@ def standings_json(view: EventView) -> StandingsJSON:
     >>> data["provisional"], [(line["name"], line["score"]) for line in data["standings"][:2]]
     (True, [('D', 1.0), ('A', 0.0)])
     """
-    strikes = view.strikes()
-    lines = standings_data(view.standings_tournament(), view.settings.tiebreaks)
-    for line in lines:
-        line["strikes"] = len(strikes.get(line["name"], ()))
-        withdrawn = view.withdrawals.get(line["name"])
-        line["withdrawn_after"] = withdrawn[0] if withdrawn else None
+    strikes = {name: len(games) for name, games in view.strikes().items()}
+    withdrawn = {name: after for name, (after, _) in view.withdrawals.items()}
+    lines = standings_data(view.standings_tournament(), view.settings.tiebreaks, strikes, withdrawn)
     out: StandingsJSON = {
         "event": view.name,
         "rounds": len(view.tournament.rounds),
@@ -217,6 +215,51 @@ def standings_json(view: EventView) -> StandingsJSON:
     if view.tournament.teams:
         out["teams"] = team_data(view.standings_tournament())
     return out
+
+
+def game_summary(view: EventView, g: GameRow) -> GameSummary:
+    """A game as every list of games shows it: who, its place, where it stands.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> view = sample_view()
+    >>> summary = game_summary(view, view.game(1))
+    >>> summary["white"], summary["status"], summary["result"], summary["termination"]
+    ('D', 'finished', '1-0', 'time forfeit')
+    """
+    summary: GameSummary = {
+        "id": g.id,
+        "round": g.round,
+        "number": g.number,
+        "white": g.white,
+        "black": g.black,
+        "status": view.status(g),
+        "result": g.result,
+        "termination": g.termination,
+        "reason": g.reason,
+        "opening": g.opening.name if g.opening else None,
+    }
+    tags = board_tags(view.tournament.teams, g.white, g.black)
+    if tags:  # a team Swiss: its board and teams
+        summary["board"] = int(tags["Board"])
+        summary["white_team"] = tags["WhiteTeam"]
+        summary["black_team"] = tags["BlackTeam"]
+    return summary
+
+
+def exported(view: EventView, rounds: list[RoundRow]) -> list[ExportedGame]:
+    """The finished games of `rounds` with their PGN, as `export --json` gives them.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> view = sample_view()
+    >>> [(g["white"], g["pgn"][:14]) for g in exported(view, view.rounds)]
+    [('D', '[Result "1-0"]')]
+    """
+    return [
+        {**game_summary(view, g), "pgn": g.pgn}
+        for r in rounds
+        for g in r.games
+        if g.status == "finished"
+    ]
 
 
 def round_json(view: EventView, r: RoundRow) -> RoundJSON:
@@ -246,20 +289,11 @@ def round_json(view: EventView, r: RoundRow) -> RoundJSON:
         "finished": r.finished_at is not None,
         "games": [
             {
-                "id": g.id,
-                "number": g.number,
-                "white": g.white,
-                "black": g.black,
-                "status": view.status(g),
-                "result": g.result,
-                "termination": g.termination,
-                "reason": g.reason,
+                **game_summary(view, g),
                 "plies": g.plies,
-                "opening": g.opening.name if g.opening else None,
                 "forfeit": g.forfeit,
                 "voided": voided.get(g.id, []),
                 "host": g.host or hosts.get(g.id),
-                **board_json(teams, g.white, g.black),
             }
             for g in r.games
         ],
@@ -267,22 +301,6 @@ def round_json(view: EventView, r: RoundRow) -> RoundJSON:
     if teams:
         out["matches"] = matches_json(view, r)
     return out
-
-
-def board_json(teams: tuple[Team, ...], white: str, black: str) -> BoardJSON:
-    """A team Swiss game's board and teams, as the JSON outputs give them (none otherwise).
-
-    >>> board_json((Team("A", ("a",)), Team("B", ("b",))), "b", "a")
-    {'board': 1, 'white_team': 'B', 'black_team': 'A'}
-    """
-    tags = board_tags(teams, white, black)
-    if not tags:
-        return {}
-    return {
-        "board": int(tags["Board"]),
-        "white_team": tags["WhiteTeam"],
-        "black_team": tags["BlackTeam"],
-    }
 
 
 def matches_json(view: EventView, r: RoundRow) -> list[MatchJSON]:
@@ -369,16 +387,7 @@ async def game_json(view: EventView, store: Store, game: GameRow) -> GameJSON:
             last[entry["side"]] = entry
     tc = view.settings.tc
     data: GameJSON = {
-        "id": game.id,
-        "round": game.round,
-        "number": game.number,
-        "white": game.white,
-        "black": game.black,
-        "status": game.status,
-        "result": game.result,
-        "termination": game.termination,
-        "reason": game.reason,
-        "opening": game.opening.name if game.opening else None,
+        **game_summary(view, game),
         "host": await store.game_host(game.id),
         "start_fen": start_fen,
         "fen": board.fen(),
@@ -388,11 +397,6 @@ async def game_json(view: EventView, store: Store, game: GameRow) -> GameJSON:
         "pgn": game.pgn,
         "clock_start_ms": tc.base_ms if tc.kind == "clock" else None,
     }
-    tags = board_tags(view.tournament.teams, game.white, game.black)
-    if tags:
-        data["board"] = int(tags["Board"])
-        data["white_team"] = tags["WhiteTeam"]
-        data["black_team"] = tags["BlackTeam"]
     return data
 
 
@@ -422,11 +426,7 @@ async def overview_json(view: EventView, store: Store) -> OverviewJSON:
                     board.push_uci(row.move.uci)
             running.append(
                 {
-                    "id": g.id,
-                    "round": r.number,
-                    "number": g.number,
-                    "white": g.white,
-                    "black": g.black,
+                    **game_summary(view, g),
                     "plies": len(moves),
                     "last": moves[-1].move.san if moves else None,
                     "clock_ms": clocks,
@@ -457,12 +457,6 @@ async def overview_json(view: EventView, store: Store) -> OverviewJSON:
     return out
 
 
-def _seconds_between(start: str | None, end: str | None) -> float | None:
-    if not (start and end):
-        return None
-    return (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
-
-
 def schedule_data(view: EventView, now: datetime) -> ScheduleJSON:
     """The schedule: every game paired so far, in playing order, with its result once played
     and, for the games and rounds to come, an estimated start.
@@ -484,7 +478,7 @@ def schedule_data(view: EventView, now: datetime) -> ScheduleJSON:
         d
         for g in games
         if g.status == "finished" and not g.forfeit
-        if (d := _seconds_between(g.started_at, g.ended_at)) is not None
+        if (d := g.duration_s) is not None
     ]
     if durations:
         mean = sum(durations) / len(durations)
@@ -506,17 +500,9 @@ def schedule_data(view: EventView, now: datetime) -> ScheduleJSON:
             slots[0] = estimate + timedelta(seconds=mean)
         rows.append(
             {
-                "id": g.id,
-                "round": g.round,
-                "number": g.number,
-                "white": g.white,
-                "black": g.black,
-                "status": view.status(g),
-                "result": g.result,
-                "reason": g.reason,
+                **game_summary(view, g),
                 "started_at": g.started_at,
-                "duration_s": _seconds_between(g.started_at, g.ended_at),
-                "opening": g.opening.name if g.opening else None,
+                "duration_s": g.duration_s,
                 "estimated_start": None if estimate is None else estimate.isoformat("T", "seconds"),
             }
         )

@@ -1,8 +1,9 @@
 """The event's state as the pure core sees it, built from the stored rows in one place.
 
 One rule decides which rounds count: a round counts once every one of its games has a
-result.  The pairing of the next round, the standings files, the read commands and the web
-view all see the same `Tournament`.
+result.  The pairing of the next round sees those rounds; the standings (their files, the
+read commands and the web view) see every finished game, also of the round being played
+(`tournament(..., played=True)`), and say that they are provisional.
 """
 
 from __future__ import annotations

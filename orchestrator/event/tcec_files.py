@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import functools
 import io
+from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import TypedDict
 
 import chess
 import chess.pgn
 
+from orchestrator.config.model import OptionValue
 from orchestrator.core.event.model import Game
 from orchestrator.core.event.standings import mark, standings
+from orchestrator.core.game.clock import hms
 from orchestrator.core.game.fields import Annotated
+from orchestrator.core.game.openings import opening_tags
 from orchestrator.event.read import EventView
 from orchestrator.store.database import GameRow
 
@@ -24,7 +28,48 @@ from orchestrator.store.database import GameRow
 PV_SHOWN = 24
 
 
-def live_move(annotated: Annotated) -> dict[str, Any]:
+#: a move of a PV in `live.json`: SAN, squares, and the position after it
+LivePvMove = TypedDict("LivePvMove", {"m": str, "from": str, "to": str, "fen": str})
+
+
+class LivePv(TypedDict):
+    San: str
+    Moves: list[LivePvMove]
+
+
+#: an entry of `live.json`'s `Moves`: every move has the first five keys; an engine's move
+#: its PV and TCEC's fields (docs/pgn.md), all strings
+LiveMove = TypedDict(
+    "LiveMove",
+    {"m": str, "from": str, "to": str, "book": bool, "fen": str, "pv": LivePv, "d": str,
+     "sd": str, "mt": str, "tl": str, "s": str, "n": str, "tb": str, "h": str, "wv": str,
+     "R50": str, "Rd": str, "Rr": str},
+    total=False,
+)  # fmt: skip
+
+
+class EngineOption(TypedDict):
+    Name: str
+    Value: OptionValue
+
+
+class ScheduleRow(TypedDict, total=False):
+    """A row of `schedule.json`: `Game`, `White` and `Black` always, the rest once known."""
+
+    Game: int
+    White: str
+    Black: str
+    Start: str
+    Result: str
+    Termination: str
+    Duration: str | None
+    Moves: int
+    FinalFen: str | None
+    Opening: str
+    ECO: str
+
+
+def live_move(annotated: Annotated) -> LiveMove:
     """One entry of `live.json`'s `Moves`.
 
     >>> from orchestrator.core.game.adjudication import Adjudication
@@ -40,7 +85,7 @@ def live_move(annotated: Annotated) -> dict[str, Any]:
     """
     move, board = annotated.move, annotated.board_before.copy(stack=False)
     played = chess.Move.from_uci(move.uci)
-    entry: dict[str, Any] = {
+    entry: LiveMove = {
         "m": move.san,
         "from": chess.square_name(played.from_square),
         "to": chess.square_name(played.to_square),
@@ -52,7 +97,7 @@ def live_move(annotated: Annotated) -> dict[str, Any]:
         return entry
     fields = annotated.fields
     pv = annotated.board_before.copy(stack=False)
-    shown = []
+    shown: list[LivePvMove] = []
     for san in fields["pv"].split()[:PV_SHOWN]:
         step = pv.parse_san(san)
         pv.push(step)
@@ -65,12 +110,14 @@ def live_move(annotated: Annotated) -> dict[str, Any]:
             }
         )
     entry["pv"] = {"San": fields["pv"], "Moves": shown}
-    for key in ("d", "sd", "mt", "tl", "s", "n", "tb", "h", "wv", "R50", "Rd", "Rr"):
-        entry[key] = fields[key]
+    f = fields
+    entry |= {"d": f["d"], "sd": f["sd"], "mt": f["mt"], "tl": f["tl"], "s": f["s"],
+              "n": f["n"], "tb": f["tb"], "h": f["h"], "wv": f["wv"], "R50": f["R50"],
+              "Rd": f["Rd"], "Rr": f["Rr"]}  # fmt: skip
     return entry
 
 
-def engine_options(options: dict[str, Any]) -> list[dict[str, Any]]:
+def engine_options(options: Mapping[str, OptionValue]) -> list[EngineOption]:
     """An engine's options as TCEC lists them.
 
     >>> engine_options({"Hash": 64, "Threads": 1})
@@ -105,11 +152,7 @@ def live_headers(name: str, tc: str, game: GameRow, site: str, started: datetime
     }
     opening = game.opening
     if opening is not None:
-        headers["Opening"] = opening.name
-        if opening.variation:
-            headers["Variation"] = opening.variation
-        if opening.eco:
-            headers["ECO"] = opening.eco
+        headers |= opening_tags(opening.name, opening.variation, opening.eco)
         if opening.fen:
             headers["FEN"], headers["SetUp"] = opening.fen, "1"
     return headers
@@ -117,16 +160,16 @@ def live_headers(name: str, tc: str, game: GameRow, site: str, started: datetime
 
 def live_json(
     headers: dict[str, str],
-    moves: list[dict[str, Any]],
-    options: dict[str, dict[str, Any]],
-) -> dict[str, Any]:
+    moves: list[LiveMove],
+    options: Mapping[str, Mapping[str, OptionValue]],
+) -> dict[str, object]:
     """`live.json`: the tags, the moves so far, and one key per engine with its options.
 
     >>> data = live_json({"White": "A", "Black": "B"}, [], {"A": {"Hash": 1}, "B": {}})
     >>> sorted(data)
     ['A', 'B', 'Headers', 'Moves']
     """
-    data: dict[str, Any] = {"Headers": headers, "Moves": moves}
+    data: dict[str, object] = {"Headers": headers, "Moves": moves}
     for name, engine in options.items():
         data[name] = engine_options(engine)
     return data
@@ -163,20 +206,6 @@ def live_pgn(headers: dict[str, str], plies: list[Annotated], reason: str | None
     return str(game) + "\n"
 
 
-def _duration(game: GameRow) -> str | None:
-    if not (game.started_at and game.ended_at):
-        return None
-    seconds = max(
-        0,
-        round(
-            (
-                datetime.fromisoformat(game.ended_at) - datetime.fromisoformat(game.started_at)
-            ).total_seconds()
-        ),
-    )
-    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-
-
 @functools.lru_cache(maxsize=4096)
 def _final_fen(pgn: str) -> str | None:
     """A finished game's last position. Remembered: the schedule is rewritten after every
@@ -185,7 +214,7 @@ def _final_fen(pgn: str) -> str | None:
     return None if parsed is None else parsed.end().board().fen()
 
 
-def schedule_json(view: EventView) -> list[dict[str, Any]]:
+def schedule_json(view: EventView) -> list[ScheduleRow]:
     """`schedule.json`: every game paired so far in playing order, with its result once
     played.
 
@@ -196,14 +225,14 @@ def schedule_json(view: EventView) -> list[dict[str, Any]]:
     """
     rows = []
     for number, game in enumerate((g for r in view.rounds for g in r.games), start=1):
-        row: dict[str, Any] = {"Game": number, "White": game.white, "Black": game.black}
+        row: ScheduleRow = {"Game": number, "White": game.white, "Black": game.black}
         if game.started_at:
             start = datetime.fromisoformat(game.started_at)
             row["Start"] = start.strftime("%H:%M:%S on %Y.%m.%d")
         if game.status == "finished" and game.result:
             row["Result"] = game.result
             row["Termination"] = game.details or game.reason or game.termination or ""
-            row["Duration"] = _duration(game)
+            row["Duration"] = None if game.duration_s is None else hms(game.duration_s)
             row["Moves"] = ((game.plies or 0) + 1) // 2
             row["FinalFen"] = _final_fen(game.pgn) if game.pgn else None
         if game.opening is not None:

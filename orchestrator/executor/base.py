@@ -1,4 +1,4 @@
-"""What an executor is: where the daemon's games run (SPEC.md section 7, `executor`)."""
+"""What an executor is: where the daemon's games run (`executor`, docs/config.md)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,3 @@
+"""One game between two engines (`game`) and its PGN (`pgn`)."""
+
+__all__ = ["game", "pgn"]

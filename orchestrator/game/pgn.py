@@ -1,4 +1,4 @@
-"""A game record as PGN (SPEC.md section 6), written by python-chess."""
+"""A game record as PGN (docs/pgn.md), written by python-chess."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ import chess.pgn
 
 from orchestrator.core.event.model import Result
 from orchestrator.core.game.adjudication import Adjudication
-from orchestrator.core.game.clock import TimeControl
+from orchestrator.core.game.clock import TimeControl, hms
 from orchestrator.core.game.fields import annotate
+from orchestrator.core.game.openings import opening_tags
 from orchestrator.core.game.record import GameRecord, Termination
 
 #: the per-move PGN comments: cutechess's, or TCEC's fields
@@ -40,7 +41,7 @@ def to_pgn(
     rules: Adjudication | None = None,
     tags: Mapping[str, str] | None = None,
 ) -> str:
-    """The game's PGN: SPEC.md section 6, with `details` as TerminationDetails and the
+    """The game's PGN (docs/pgn.md), with `details` as TerminationDetails and the
     engines' `options` (white's, black's) in a first comment, as TCEC writes them; `tags`
     (a team Swiss's Board, WhiteTeam and BlackTeam) follow the seven-tag roster.
 
@@ -85,17 +86,11 @@ def to_pgn(
     h["GameEndTime"] = record.ended_at.isoformat(timespec="seconds")
     if details:
         h["TerminationDetails"] = details
-    seconds = max(0, round((record.ended_at - record.started_at).total_seconds()))
-    h["GameDuration"] = f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+    h["GameDuration"] = hms((record.ended_at - record.started_at).total_seconds())
     h["WhiteTimeControl"] = h["BlackTimeControl"] = record.time_control
     if record.host:
         h["GameHost"] = record.host
-    if record.opening:
-        h["Opening"] = record.opening
-    if record.variation:
-        h["Variation"] = record.variation
-    if record.eco:
-        h["ECO"] = record.eco
+    h.update(opening_tags(record.opening, record.variation, record.eco))
     start = chess.Board(record.start_fen) if record.start_fen else chess.Board()
     if record.start_fen:
         game.setup(start)

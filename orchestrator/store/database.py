@@ -78,6 +78,14 @@ class GameRow:
     details: str | None  # PGN TerminationDetails: a director's decision
     host: str | None  # the game host it ran on (None: in the daemon)
 
+    @property
+    def duration_s(self) -> float | None:
+        """How long the game took, once it has ended."""
+        if not (self.started_at and self.ended_at):
+            return None
+        ended = datetime.fromisoformat(self.ended_at)
+        return (ended - datetime.fromisoformat(self.started_at)).total_seconds()
+
 
 @dataclass(frozen=True)
 class AttemptRow:
@@ -347,13 +355,22 @@ class Store:
     # rounds and games --------------------------------------------------------------------
 
     async def add_round(
-        self, number: int, bye: str | None, dropped_rounds: int, games: Sequence[NewGame]
+        self,
+        number: int,
+        bye: str | None,
+        dropped_rounds: int,
+        games: Sequence[NewGame],
+        *,
+        team_bye: bool = False,
     ) -> None:
-        """Store a paired round and its games in playing order (one transaction)."""
+        """Store a paired round and its games in playing order (one transaction); the BYE is
+        a player's, or with `team_bye` a team's."""
+        player, team = (None, bye) if team_bye else (bye, None)
         async with self.transaction():
             await self.db.execute(
-                "INSERT INTO rounds (number, bye, dropped_rounds, paired_at) VALUES (?, ?, ?, ?)",
-                (number, bye, dropped_rounds, now()),
+                "INSERT INTO rounds (number, bye, bye_team, dropped_rounds, paired_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (number, player, team, dropped_rounds, now()),
             )
             await self.db.executemany(
                 "INSERT INTO games (round, number, pair, white, black, opening) "
@@ -377,7 +394,7 @@ class Store:
         return [
             RoundRow(
                 r["number"],
-                r["bye"],
+                r["bye"] or r["bye_team"],
                 r["dropped_rounds"],
                 r["paired_at"],
                 r["finished_at"],

@@ -122,6 +122,10 @@ MIGRATIONS: list[str] = [
     ALTER TABLE attempts ADD COLUMN host TEXT;
     ALTER TABLE games ADD COLUMN host TEXT;
     """,
+    # 6: a team Swiss's BYE goes to a team, which is no player (rounds.bye names a player)
+    """
+    ALTER TABLE rounds ADD COLUMN bye_team TEXT;
+    """,
 ]
 
 VERSION = len(MIGRATIONS)

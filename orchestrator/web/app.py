@@ -1,9 +1,12 @@
 """The read-only web view (aiohttp): pages, a JSON API, SVG charts and PGN downloads.
 
-Every request opens the database read-only, so the view works with the daemon running or
-stopped.  No route touches the file system: downloads are built from the database with the
-same functions that write `pgn_out/`, so they are byte-equal to those files, and a path that
-is not one of the routes below (`../`, encoded forms, absolute paths) is a 404.
+It only reads the database, so the view works with the daemon running or stopped: one reader
+per server follows it for the live push (`web/push.py`), pages share one view of the event
+per change of its games and rounds (`PushHub.view`), and a request that reads a game's moves
+opens a read-only connection of its own.  No route touches the file system: downloads are
+built from the database with the same functions that write `pgn_out/`, so they are byte-equal
+to those files, and a path that is not one of the routes below (`../`, encoded forms,
+absolute paths) is a 404.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
+from orchestrator.core.game.clock import hms
 from orchestrator.event.api import (
     AuditEntry,
     GameJSON,
@@ -214,10 +215,7 @@ def _when(game: ScheduleGame) -> str:
 
 
 def _duration(seconds: float | None) -> str:
-    if seconds is None:
-        return ""
-    s = round(seconds)
-    return f"{s // 3600}:{s // 60 % 60:02d}:{s % 60:02d}"
+    return "" if seconds is None else hms(seconds)
 
 
 def rounds(event: str, numbers: list[int]) -> str:

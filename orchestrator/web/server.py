@@ -63,7 +63,7 @@ def idle(handler: RequestHandler) -> bool:
     """Whether a connection is between requests (or has not sent a whole one yet).
 
     aiohttp keeps this in its handler's private state, which its own keep-alive timer reads;
-    `tests/test_daemon_control.py` fails if an upgrade changes it.
+    `tests/daemon/test_daemon_control.py` fails if an upgrade changes it.
     """
     return getattr(handler, "_current_request", None) is None and not getattr(
         handler, "_messages", True

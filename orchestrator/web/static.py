@@ -184,13 +184,19 @@ function gamePage(id) {
     byId('host').textContent = g.host ? 'played on ' + g.host : '';
     state.clocks = {white: g.last.white ? g.last.white.clock_ms : g.clock_start_ms,
       black: g.last.black ? g.last.black.clock_ms : g.clock_start_ms};
+    redraw(true);
+    tick();
+  }
+
+  // the panels, the moves and the graph after a change; the board unless a past position
+  // is shown (`always`: a new game state shows the board anyway)
+  function redraw(always) {
     state.since = performance.now();
     panel('white');
     panel('black');
     moveList();
-    showBoard();
+    if (always || state.selected === null) showBoard();
     graph();
-    tick();
   }
 
   async function load() {
@@ -224,12 +230,7 @@ function gamePage(id) {
     g.fen = m.fen;
     g.status = 'running';
     state.clocks[m.side] = m.clock_ms;
-    state.since = performance.now();
-    panel('white');
-    panel('black');
-    moveList();
-    if (state.selected === null) showBoard();
-    graph();
+    redraw(false);
   });
   source.addEventListener('game', () => load());
   setInterval(tick, 100);

@@ -278,6 +278,15 @@ class Tournament(msgspec.Struct, frozen=True):
         """The players, seed 1 first."""
         return tuple(sorted(self.players, key=lambda p: p.seed))
 
+    def finished_games(self) -> Iterator[tuple[Round, Game]]:
+        """Every game that has a result, with its round, in order: what scores count.
+
+        >>> t = Tournament((), (Round(1, (Game("A", "B", "1-0"), Game("C", "D"))),))
+        >>> [(r.number, g.white) for r, g in t.finished_games()]
+        [(1, 'A')]
+        """
+        return ((rnd, g) for rnd in self.rounds for g in rnd.games if g.result is not None)
+
     def entrants(self) -> int:
         """Who is paired: the players, or the teams of a team Swiss.
 

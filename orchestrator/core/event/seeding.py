@@ -1,4 +1,4 @@
-"""Seeding: turn an entry list into seed numbers (seeds/001 "Seeding", seeds/000).
+"""Seeding: turn an entry list into seed numbers (docs/systems/swiss.md, from the TCEC rules).
 
 Every method returns the names in seed order (first = seed 1).
 """

@@ -12,9 +12,9 @@ not BYEs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 import msgspec
 
@@ -33,24 +33,30 @@ TCEC_ORDER: tuple[Tiebreak, ...] = ("sb", "wins", "direct")
 
 
 @dataclass
-class Line:
-    """One player's line of the standings."""
+class Entry:
+    """Who a line of standings is about (a player, or a team): its seed, BYEs and place."""
 
     name: str
     seed: int
+    byes: int = field(default=0, kw_only=True)
+    place: str = field(default="", kw_only=True)
+
+
+@dataclass
+class Line(Entry):
+    """One player's line of the standings."""
+
     score: float = 0.0
     games: int = 0
     wins: int = 0
     draws: int = 0
     losses: int = 0
-    byes: int = 0
     black: int = 0  # games played with black (forfeits give no colour)
     #: finished games by colour, forfeits included: (as White, as Black), and their wins and
     #: losses, as TCEC's crosstable counts them
     by_colour: list[int] = field(default_factory=lambda: [0, 0])
     wins_by_colour: list[int] = field(default_factory=lambda: [0, 0])
     losses_by_colour: list[int] = field(default_factory=lambda: [0, 0])
-    place: str = ""
     tiebreaks: dict[str, float] = field(default_factory=dict)
     # (opponent, points scored) for every game; the source of the opponent tiebreaks
     results: list[tuple[str, float]] = field(default_factory=list)
@@ -67,23 +73,21 @@ def tally(tournament: Tournament) -> dict[str, Line]:
     """
     t = tournament
     lines = {p.name: Line(p.name, p.seed) for p in t.players}
+    for _, g in t.finished_games():
+        for colour, name in enumerate((g.white, g.black)):
+            pts = g.points(name)
+            line = lines[name]
+            line.score += pts
+            line.games += 1
+            line.wins += pts == 1.0
+            line.draws += pts == 0.5
+            line.losses += pts == 0.0
+            line.by_colour[colour] += 1
+            line.wins_by_colour[colour] += pts == 1.0
+            line.losses_by_colour[colour] += pts == 0.0
+            line.results.append((g.opponent(name), pts))
+        lines[g.black].black += not g.forfeit  # a forfeit gives no colour
     for rnd in t.rounds:
-        for g in rnd.games:
-            if g.result is None:
-                continue
-            for colour, name in enumerate((g.white, g.black)):
-                pts = g.points(name)
-                line = lines[name]
-                line.score += pts
-                line.games += 1
-                line.wins += pts == 1.0
-                line.draws += pts == 0.5
-                line.losses += pts == 0.0
-                line.by_colour[colour] += 1
-                line.wins_by_colour[colour] += pts == 1.0
-                line.losses_by_colour[colour] += pts == 0.0
-                line.results.append((g.opponent(name), pts))
-            lines[g.black].black += not g.forfeit  # a forfeit gives no colour
         for name in t.bye_players(rnd.bye) if rnd.bye is not None else ():
             lines[name].byes += 1  # a team's BYE: each of its players wins its board
             lines[name].score += t.rules.games_per_pair
@@ -173,13 +177,26 @@ def standings(t: Tournament, order: Sequence[Tiebreak] = TCEC_ORDER) -> list[Lin
     ]
     for tb in order:
         criteria.append(_direct if tb == "direct" else _stored(tb))
-    groups = _refine([sorted(lines.values(), key=lambda x: x.seed)], criteria, order)
-    ranked: list[Line] = []
+    return place(_refine([sorted(lines.values(), key=lambda x: x.seed)], criteria, order))
+
+
+E = TypeVar("E", bound=Entry)
+
+
+def place(groups: Iterable[list[E]]) -> list[E]:
+    """The entries of `groups` (best first, each group tied) in order, with their places:
+    tied entries share theirs ("2-3").
+
+    >>> lines = place([[Line("A", 1)], [Line("B", 2), Line("C", 3)]])
+    >>> [(x.name, x.place) for x in lines]
+    [('A', '1'), ('B', '2-3'), ('C', '2-3')]
+    """
+    ranked: list[E] = []
     for group in groups:
         first, last = len(ranked) + 1, len(ranked) + len(group)
-        for line in group:
-            line.place = str(first) if first == last else f"{first}-{last}"
-            ranked.append(line)
+        for entry in group:
+            entry.place = str(first) if first == last else f"{first}-{last}"
+            ranked.append(entry)
     return ranked
 
 

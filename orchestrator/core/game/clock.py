@@ -138,6 +138,16 @@ class TimeControl:
         return self.pgn_tag()
 
 
+def hms(seconds: float) -> str:
+    """A duration as clocks show it, hh:mm:ss (never negative).
+
+    >>> hms(3725.4), hms(-3)
+    ('01:02:05', '00:00:00')
+    """
+    s = max(0, round(seconds))
+    return f"{s // 3600:02d}:{s // 60 % 60:02d}:{s % 60:02d}"
+
+
 def _fmt(ms: int) -> str:
     return f"{ms // 1000}" if ms % 1000 == 0 else f"{ms / 1000:g}"
 

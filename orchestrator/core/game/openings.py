@@ -24,6 +24,16 @@ class OpeningError(OrchestratorError, ValueError):
 START_NAME = "start position"
 
 
+def opening_tags(name: str | None, variation: str | None, eco: str | None) -> dict[str, str]:
+    """The PGN tags that name an opening, where the suite names it.
+
+    >>> opening_tags("Sicilian", None, "B20")
+    {'Opening': 'Sicilian', 'ECO': 'B20'}
+    """
+    tags = {"Opening": name or "", "Variation": variation or "", "ECO": eco or ""}
+    return {tag: value for tag, value in tags.items() if value}
+
+
 @dataclass(frozen=True, slots=True)
 class Opening:
     name: str

@@ -14,7 +14,7 @@ __all__ = ["Cp", "Fault", "GameRecord", "Mate", "MoveRecord", "Score", "score_pa
 
 #: the PGN standard's Termination values
 Termination = Literal["normal", "adjudication", "time forfeit", "rules infraction", "abandoned"]
-#: SPEC.md section 5: engine_fault kinds
+#: the kinds of `engine_fault` (docs/log-events.md)
 FaultKind = Literal["crash", "stall", "illegal_move", "time_forfeit", "startup", "garbage"]
 
 

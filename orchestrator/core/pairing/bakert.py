@@ -19,7 +19,7 @@ from typing import Annotated
 
 import msgspec
 
-from orchestrator.core.event.model import WHITE_POINTS, StateError, Tournament
+from orchestrator.core.event.model import StateError, Tournament
 from orchestrator.core.pairing.ranked import History, Seed, games_of, seeded
 from orchestrator.core.pairing.registry import Draft, System
 
@@ -89,16 +89,13 @@ def entries(t: Tournament, points: tuple[float, float, float]) -> list[Entry]:
     score: dict[str, float] = {p.name: 0.0 for p in t.players}
     met: dict[str, list[str]] = {p.name: [] for p in t.players}
     had_bye: list[str] = []
+    for _, g in t.finished_games():
+        score[g.white] += value[g.points(g.white)]
+        score[g.black] += value[g.points(g.black)]
+        if not g.forfeit:
+            met[g.white].append(g.black)
+            met[g.black].append(g.white)
     for rnd in t.rounds:
-        for g in rnd.games:
-            if g.result is None:
-                continue
-            white = WHITE_POINTS[g.result]
-            score[g.white] += value[white]
-            score[g.black] += value[1.0 - white]
-            if not g.forfeit:
-                met[g.white].append(g.black)
-                met[g.black].append(g.white)
         if rnd.bye is not None:
             score[rnd.bye] += win * t.rules.games_per_pair
             met[rnd.bye].append(BYE)

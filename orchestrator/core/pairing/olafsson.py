@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from orchestrator.core.event.model import WHITE_POINTS, Game, StateError, Tournament
+from orchestrator.core.event.model import Game, StateError, Tournament
 from orchestrator.core.pairing.registry import NO_OPTIONS, Draft, NoOptions, System
 
 C1, C2, C3, C4, C5 = 25, 500, 10, 25, 8
@@ -59,21 +59,16 @@ def _field(t: Tournament, number: int) -> list[_Player]:
     players = {
         p.name: _Player(p.name, p.seed, 0, [], set(), 0) for p in t.players if p.plays_in(number)
     }
-    for rnd in t.rounds:
-        for g in rnd.games:
-            if g.result is None:
+    for _, g in t.finished_games():
+        for name, colour in ((g.white, 1), (g.black, -1)):
+            player = players.get(name)
+            if player is None:
                 continue
-            white = WHITE_POINTS[g.result]
-            for name, points, colour in ((g.white, white, 1), (g.black, 1 - white, -1)):
-                if name in players:
-                    players[name].score += round(points * 2)
-                    if not g.forfeit:
-                        players[name].colours.append(colour)
-            if not g.forfeit:
-                if g.white in players:
-                    players[g.white].met.add(g.black)
-                if g.black in players:
-                    players[g.black].met.add(g.white)
+            player.score += round(g.points(name) * 2)
+            if not g.forfeit:  # a forfeit gives no colour and no encounter
+                player.colours.append(colour)
+                player.met.add(g.opponent(name))
+    for rnd in t.rounds:
         if rnd.bye in players:
             players[rnd.bye].score += 2 * t.rules.games_per_pair
             players[rnd.bye].byes += 1

@@ -1,6 +1,6 @@
 """Pairings from the ranking (docs/systems/koth.md, factored.md, quartile.md, random.md):
 King of the Hill, factored pairings FP(n), quartile pairings and random pairings, as tsh
-(seeds/004) plays them.
+(docs/systems/koth.md: "Pairing Theory and tsh") plays them.
 
 All of them rank the players who play the round by score (then seed), give an odd field's
 BYE to the lowest-ranked player with the fewest BYEs, and allow a pair to meet again only

@@ -30,6 +30,7 @@ from orchestrator.core.event.model import (
     Team,
     Tournament,
 )
+from orchestrator.core.event.standings import Line, place
 from orchestrator.core.pairing.registry import NO_OPTIONS, Draft, NoOptions, System, lookup
 from orchestrator.core.pairing.swiss import pair_swiss
 
@@ -222,19 +223,12 @@ def pair_team_swiss(t: Tournament, options: NoOptions = NO_OPTIONS) -> Draft:
 
 
 @dataclass
-class TeamLine:
-    """One team's line of the team standings."""
+class TeamLine(Line):
+    """One team's line of the team standings: a line whose games are its complete matches
+    (`games`, `wins`, `draws`, `losses`), with its match and board points."""
 
-    name: str
-    seed: int
     match_points: float = 0.0
     board_points: float = 0.0
-    matches: int = 0
-    won: int = 0
-    drawn: int = 0
-    lost: int = 0
-    byes: int = 0
-    place: str = ""
 
 
 def team_standings(t: Tournament) -> list[TeamLine]:
@@ -257,11 +251,11 @@ def team_standings(t: Tournament) -> list[TeamLine]:
                 line.board_points += mine
                 if not m.complete():
                     continue
-                line.matches += 1
+                line.games += 1
                 outcome = 0 if mine > theirs else 1 if mine == theirs else 2
-                line.won += outcome == 0
-                line.drawn += outcome == 1
-                line.lost += outcome == 2
+                line.wins += outcome == 0
+                line.draws += outcome == 1
+                line.losses += outcome == 2
                 line.match_points += MATCH_POINTS[outcome]
         if rnd.bye is not None and rnd.bye in lines:
             line = lines[rnd.bye]
@@ -269,14 +263,8 @@ def team_standings(t: Tournament) -> list[TeamLine]:
             line.match_points += MATCH_POINTS[0] * t.rules.games_per_pair
             line.board_points += len(t.teams[0].members) * t.rules.games_per_pair
     ranked = sorted(lines.values(), key=lambda x: (-x.match_points, -x.board_points, x.seed))
-    done = 0
-    for _, group in groupby(ranked, key=lambda x: (x.match_points, x.board_points)):
-        tied = list(group)
-        first, last = done + 1, done + len(tied)
-        for line in tied:
-            line.place = str(first) if first == last else f"{first}-{last}"
-        done = last
-    return ranked
+    groups = [list(g) for _, g in groupby(ranked, key=lambda x: (x.match_points, x.board_points))]
+    return place(groups)
 
 
 def check_teams(t: Tournament) -> None:

@@ -1,0 +1,84 @@
+"""engines.toml loading: defaults, and one clear error per mistake."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orchestrator.config.load import check_files, load
+from orchestrator.config.model import ConfigError
+from orchestrator.event.state import seeded_players
+from tests.support.paths import ROOT
+
+MINIMAL = """
+[[engine]]
+name = "A"
+command = "/bin/true"
+
+[[engine]]
+name = "B"
+command = ["/bin/true", "--flag"]
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "engines.toml"
+    path.write_text(text)
+    return path
+
+
+def test_bundled_config_loads_and_seeds_by_group() -> None:
+    config = load(ROOT / "engines.toml")
+    assert len(config.engines) >= 8
+    by_seed = [p.name for p in seeded_players(config)]
+    # two groups by rating: the strongest of each group take seeds 1 and 2
+    assert by_seed[:3] == ["Stockfish", "Phalanx", "Ethereal"]
+
+
+def test_defaults(tmp_path: Path) -> None:
+    config = load(write(tmp_path, MINIMAL))
+    t = config.tournament
+    assert (t.system, t.format, t.schedule, t.seeding) == ("swiss", "double", "legs", "explicit")
+    assert t.tiebreaks == ("sb", "wins", "direct")
+    assert t.database == tmp_path / "tournament.sqlite"
+    assert config.engines[1].command == ("/bin/true", "--flag")
+    assert config.total_rounds() == 1
+    assert config.adjudication.win is not None and config.adjudication.win.plies == 10
+    check_files(config)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "[tournament]\nrounds = 'five'\n" + MINIMAL,
+            "[tournament] rounds: expected a positive integer",
+        ),
+        ("[tournament]\nround = 5\n" + MINIMAL, "[tournament]: unknown key 'round'"),
+        ("[tournament]\ntc = '1+x'\n" + MINIMAL, "[tournament] tc: bad time control"),
+        ("[tournament]\nformat = 'triple'\n" + MINIMAL, "[tournament] format: expected one of"),
+        (MINIMAL + '[[engine]]\nname = "A"\ncommand = "x"\n', '[[engine]] "A": duplicate engine'),
+        (MINIMAL + '[[engine]]\ncommand = "x"\n', "[[engine]] #3 name: missing key 'name'"),
+        (MINIMAL + '[[engine]]\nname = "C"\n', "[[engine]] \"C\" command: missing key 'command'"),
+        (MINIMAL + '[[engine]]\nname = "C"\ncommand = "x"\nprotocol = "cecp"\n', "protocol"),
+        ("[adjudication]\nwin = { plies = 0 }\n" + MINIMAL, "[adjudication] win plies"),
+        ("[tournament\n", "not valid TOML"),
+        ('[[engine]]\nname = "A"\ncommand = "/bin/true"\n', "at least two engines"),
+    ],
+)
+def test_errors_name_the_key(tmp_path: Path, text: str, message: str) -> None:
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as err:
+        load(path)
+    assert str(err.value).startswith(str(path))
+    assert message in str(err.value)
+
+
+def test_missing_binary_is_named(tmp_path: Path) -> None:
+    config = load(
+        write(tmp_path, MINIMAL + '[[engine]]\nname = "Ghost"\ncommand = "no-such-engine"\n')
+    )
+    with pytest.raises(ConfigError) as err:
+        check_files(config)
+    assert "\"Ghost\" command: 'no-such-engine' is not an executable" in str(err.value)

@@ -1,0 +1,445 @@
+"""The game runner with scripted engines: every ending, every fault, the record and its PGN."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+import pytest
+
+from orchestrator.config.model import EngineConfig
+from orchestrator.core.game.adjudication import Adjudication, DrawRule, WinRule
+from orchestrator.core.game.clock import TimeControl
+from orchestrator.core.game.openings import Opening
+from orchestrator.core.game.record import GameRecord
+from orchestrator.engines.pool import EnginePool
+from orchestrator.game.game import GameSpec, play_game
+from orchestrator.game.pgn import to_pgn
+from tests.support.engines import scripted
+from tests.support.processes import descendants, process_alive
+
+NO_ADJUDICATION = Adjudication(win=None, draw=None)
+
+
+def spec(
+    white: EngineConfig,
+    black: EngineConfig,
+    tc: str = "10+0.1",
+    opening: Opening | None = None,
+    adjudication: Adjudication = NO_ADJUDICATION,
+    **kw: Any,
+) -> GameSpec:
+    return GameSpec(white, black, TimeControl.parse(tc), opening, adjudication, **kw)
+
+
+async def play(*args: Any, **kw: Any) -> GameRecord:
+    record = await play_game(spec(*args, **kw))
+    pgn = to_pgn(record, event="Test", round_tag="1.1")
+    game = chess.pgn.read_game(io.StringIO(pgn))
+    assert game is not None
+    assert [m.uci() for m in game.mainline_moves()] == [m.uci for m in record.moves]
+    assert game.headers["Result"] == record.result
+    assert game.headers["Termination"] == record.termination
+    assert game.headers["PlyCount"] == str(record.plies)
+    assert not descendants(), "an engine process was left behind"
+    return record
+
+
+async def test_checkmate() -> None:
+    r = await play(scripted("W", "--moves", "f2f3 g2g4"), scripted("B", "--moves", "e7e5 d8h4"))
+    assert (r.result, r.termination, r.reason) == ("0-1", "normal", "Black mates")
+    assert [m.san for m in r.moves] == ["f3", "e5", "g4", "Qh4#"]
+    assert r.fault is None
+
+
+async def test_stalemate() -> None:
+    opening = Opening("stalemate", "7k/8/5K2/8/8/8/8/6Q1 w - - 0 1")
+    r = await play(scripted("W", "--moves", "g1g6"), scripted("B"), opening=opening)
+    assert (r.result, r.reason) == ("1/2-1/2", "Draw by stalemate")
+
+
+async def test_threefold_repetition() -> None:
+    shuffle = "g1f3 f3g1 g1f3 f3g1"
+    r = await play(
+        scripted("W", "--moves", shuffle), scripted("B", "--moves", "g8f6 f6g8 g8f6 f6g8")
+    )
+    assert (r.result, r.reason, r.plies) == ("1/2-1/2", "Draw by 3-fold repetition", 8)
+
+
+async def test_fifty_moves() -> None:
+    opening = Opening("fifty", "8/8/8/4k3/8/8/8/R3K3 w - - 99 80")
+    r = await play(scripted("W", "--moves", "a1a2"), scripted("B"), opening=opening)
+    assert (r.result, r.reason, r.plies) == ("1/2-1/2", "Draw by fifty moves rule", 1)
+
+
+async def test_insufficient_material() -> None:
+    opening = Opening("bare kings", "8/8/8/4k3/8/8/3r4/4K3 w - - 0 1")
+    r = await play(scripted("W", "--moves", "e1d2"), scripted("B"), opening=opening)
+    assert (r.result, r.reason) == ("1/2-1/2", "Draw by insufficient mating material")
+
+
+async def test_win_adjudication_needs_both_engines_for_ten_plies() -> None:
+    rules = Adjudication(win=WinRule(plies=10, score=10.0), draw=None)
+    r = await play(
+        scripted("W", "--score", "1200"), scripted("B", "--score", "-1200"), adjudication=rules
+    )
+    assert (r.result, r.termination, r.plies) == ("1-0", "adjudication", 10)
+    assert r.reason == "White wins by adjudication: both engines scored >= 10.00 for 10 plies"
+    # one engine alone claiming a win is not enough
+    r = await play(
+        scripted("W", "--score", "1200"),
+        scripted("B", "--score", "0"),
+        adjudication=Adjudication(win=WinRule(), draw=None, max_moves=12),
+    )
+    assert r.termination == "adjudication" and r.result == "1/2-1/2"
+
+
+async def test_draw_adjudication_from_move_and_quiet_plies() -> None:
+    rules = Adjudication(win=None, draw=DrawRule(from_move=2, plies=6, score=0.15))
+    quiet_white, quiet_black = "g1f3 b1c3 a1b1 f3g5", "g8f6 b8c6 a8b8 f6g4"
+    r = await play(
+        scripted("W", "--moves", quiet_white),
+        scripted("B", "--moves", quiet_black),
+        adjudication=rules,
+    )
+    # plies from move 2 on: b1c3 b8c6 a1b1 a8b8 f3g5 f6g4
+    assert (r.result, r.termination, r.plies) == ("1/2-1/2", "adjudication", 8)
+    assert "within +-0.15 for 6 plies" in r.reason
+
+
+async def test_max_moves() -> None:
+    r = await play(scripted("W"), scripted("B"), adjudication=Adjudication(None, None, max_moves=3))
+    assert (r.result, r.termination, r.plies) == ("1/2-1/2", "adjudication", 6)
+    assert r.reason == "Draw by adjudication: the 3-move limit"
+
+
+async def test_tablebase_adjudication(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    probed: list[str] = []
+
+    class FakeTablebase:
+        def probe_wdl(self, board: chess.Board) -> int:
+            probed.append(board.fen())
+            return -2  # the side to move (black) loses
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(chess.syzygy, "open_tablebase", lambda path: FakeTablebase())
+    opening = Opening("KQK", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1")
+    r = await play(
+        scripted("W", "--moves", "d1d2"),
+        scripted("B"),
+        opening=opening,
+        adjudication=Adjudication(None, None, tablebases=tmp_path, tb_pieces=3),
+    )
+    assert (r.result, r.termination, r.plies) == ("1-0", "adjudication", 1)
+    assert r.reason == "White wins by adjudication: Syzygy tablebase"
+    assert probed
+
+
+async def test_time_forfeit_after_a_late_move() -> None:
+    r = await play(scripted("W", "--delay", "700"), scripted("B"), tc="0.5+0", timemargin_ms=50)
+    assert (r.result, r.termination) == ("0-1", "time forfeit")
+    assert r.fault is not None and (r.fault.engine, r.fault.kind) == ("W", "time_forfeit")
+    assert "W lost on time" in r.reason
+
+
+async def test_time_forfeit_is_a_draw_when_the_opponent_cannot_mate() -> None:
+    opening = Opening("lone king", "4k3/8/8/8/8/8/8/R3K3 w - - 0 1")
+    r = await play(scripted("W", "--delay", "700"), scripted("B"), tc="0.5+0", opening=opening)
+    assert (r.result, r.termination) == ("1/2-1/2", "time forfeit")
+    assert "Black cannot mate" in r.reason
+
+
+async def test_stall_is_killed_and_lost() -> None:
+    black = scripted("B", "--stall-at", "2", move_grace_ms=200)
+    r = await play(scripted("W"), black, tc="st=0.3")
+    assert (r.result, r.termination) == ("1-0", "time forfeit")
+    assert r.fault is not None and (r.fault.engine, r.fault.kind) == ("B", "stall")
+    assert r.plies == 3  # W, B, W; then B stalls
+
+
+async def test_crash() -> None:
+    r = await play(scripted("W", "--crash-at", "2"), scripted("B"))
+    assert (r.result, r.termination) == ("0-1", "abandoned")
+    assert r.fault is not None and (r.fault.engine, r.fault.kind) == ("W", "crash")
+    assert "exit code 3" in r.fault.detail
+    assert any("bestmove" in line for line in r.fault.output)
+
+
+async def test_illegal_move() -> None:
+    r = await play(scripted("W"), scripted("B", "--illegal-at", "1"))
+    assert (r.result, r.termination) == ("1-0", "rules infraction")
+    assert r.fault is not None and (r.fault.engine, r.fault.kind) == ("B", "illegal_move")
+    assert "illegal" in r.fault.detail
+
+
+async def test_unparseable_output() -> None:
+    r = await play(scripted("W", "--garbage-at", "1"), scripted("B"))
+    assert (r.result, r.termination) == ("0-1", "rules infraction")
+    assert r.fault is not None and "zz99" in r.fault.detail
+    assert any("zz99" in line for line in r.fault.output)
+
+
+async def test_slow_start_and_missing_binary() -> None:
+    slow = scripted("Slow", "--slow-start", "5", startup_timeout=0.5)
+    r = await play(scripted("W"), slow)
+    assert (r.result, r.termination, r.plies) == ("1-0", "abandoned", 0)
+    assert r.fault is not None and r.fault.kind == "startup" and "handshake" in r.fault.detail
+    ghost = EngineConfig(name="Ghost", command=("/nonexistent/engine",))
+    r = await play(ghost, scripted("B"))
+    assert (r.result, r.fault and r.fault.kind) == ("0-1", "startup")
+    assert "cannot run '/nonexistent/engine'" in r.reason
+
+
+async def test_unknown_option_is_a_startup_fault_naming_it() -> None:
+    r = await play(scripted("W", options={"Hash": 16}), scripted("B"))
+    assert r.fault is not None and r.fault.kind == "startup"
+    assert "no option 'Hash'" in r.fault.detail
+    r = await play(
+        scripted("W", "--option", "Hash", options={"Hash": 16}),
+        scripted("B"),
+        adjudication=Adjudication(None, None, max_moves=1),
+    )
+    assert r.fault is None
+
+
+async def test_xboard_engines_play_and_resign() -> None:
+    r = await play(
+        scripted("W", "--moves", "f2f3 g2g4", protocol="xboard"),
+        scripted("B", "--moves", "e7e5 d8h4", protocol="xboard"),
+    )
+    assert (r.result, r.reason) == ("0-1", "Black mates")
+    r = await play(scripted("W", "--resign-at", "2", protocol="xboard"), scripted("B"))
+    assert (r.result, r.termination, r.reason) == ("0-1", "normal", "Black wins: W resigns")
+
+
+async def test_book_moves_and_fen_in_the_pgn() -> None:
+    opening = Opening.from_san("1. e4 e5 2. Nf3")
+    r = await play(
+        scripted("W"),
+        scripted("B"),
+        opening=opening,
+        adjudication=Adjudication(None, None, max_moves=4),
+    )
+    assert [m.book for m in r.moves[:4]] == [True, True, True, False]
+    pgn = to_pgn(r, event="Test")
+    assert "1. e4 { book } 1... e5 { book } 2. Nf3 { book }" in pgn
+    assert "Draw by adjudication: the 4-move limit [%clk " in pgn
+    fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"
+    r = await play(
+        scripted("W"),
+        scripted("B"),
+        opening=Opening("pos", fen),
+        adjudication=Adjudication(None, None, max_moves=2),
+    )
+    pgn = to_pgn(r, event="Test")
+    assert f'[FEN "{fen}"]' in pgn and '[SetUp "1"]' in pgn
+
+
+async def test_record_has_scores_depths_and_clocks() -> None:
+    r = await play(
+        scripted("W", "--scores", "35,40", "--depth", "20"),
+        scripted("B", "--mate", "-3"),
+        adjudication=Adjudication(None, None, max_moves=2),
+    )
+    first, second = r.moves[0], r.moves[1]
+    assert (first.score and first.score.score(), first.depth, first.seldepth) == (35, 20, 22)
+    assert second.score is not None and second.score.mate() == -3
+    assert first.clock_ms is not None and 9_000 < first.clock_ms <= 10_100
+    assert first.comment().startswith("+0.35/20 ")
+    assert second.comment().startswith("-M3/5 ")
+    assert r.ended_at >= r.started_at
+    # the PV from the position moved from (the move and two replies), and the search figures
+    assert len(first.pv) == 3 and first.pv[0] == first.uci
+    board = chess.Board()
+    for uci in first.pv:
+        board.push_uci(uci)  # legal, in order
+    assert first.nodes == 1000 and first.nps and first.nps > 0
+    assert (first.tbhits, first.hashfull) == (0, 1)
+    assert first.reported_ms is not None
+
+
+async def test_xboard_post_lines_give_the_pv() -> None:
+    r = await play(
+        scripted("W", "--protocol", "xboard", "--scores", "35", "--depth", "9", protocol="xboard"),
+        scripted("B", "--protocol", "xboard", protocol="xboard"),
+        adjudication=Adjudication(None, None, max_moves=2),
+    )
+    first = r.moves[0]
+    assert (first.depth, first.nodes, len(first.pv)) == (9, 1000, 3) and first.pv[0] == first.uci
+
+
+async def test_reused_engine_gets_ucinewgame(tmp_path: Path) -> None:
+    log = tmp_path / "w.log"
+    white = scripted("W", "--log", str(log), reuse=True)
+    pool = EnginePool()
+    rules = Adjudication(None, None, max_moves=2)
+    try:
+        one = await play_game(
+            spec(white, scripted("B"), adjudication=rules, game_key="1"), pool=pool
+        )
+        pid = pool._idle["W"].pid
+        two = await play_game(
+            spec(white, scripted("B"), adjudication=rules, game_key="2"), pool=pool
+        )
+        assert pool._idle["W"].pid == pid
+    finally:
+        await pool.close()
+    assert one.fault is None and two.fault is None
+    assert log.read_text().splitlines().count("ucinewgame") == 2
+    assert not descendants()
+
+
+async def test_group_kill_reaps_engines_that_ignore_quit() -> None:
+    stubborn = scripted("W", "--ignore-quit", "--spawn-child")
+    r = await play(stubborn, scripted("B"), adjudication=Adjudication(None, None, max_moves=1))
+    assert r.fault is None  # play() asserts that nothing is left behind
+
+
+async def test_cancelled_games_leave_no_process() -> None:
+    seen: list[int] = []
+    for i in range(6):
+        stubborn = scripted("W", "--ignore-quit", "--spawn-child", "--delay", "50")
+        task = asyncio.create_task(play_game(spec(stubborn, scripted("B", "--delay", "50"))))
+        await asyncio.sleep(0.4 + 0.1 * i)
+        seen.extend(pid for pid, _, _ in descendants())
+        assert not task.done(), task.result().reason
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    assert seen, "the games never started engines"
+    assert not descendants()
+    assert not any(process_alive(pid) for pid in seen)
+
+
+async def test_a_game_cancelled_while_its_engines_start_leaves_none_running() -> None:
+    """White is up at once, Black takes 3 s over its handshake: a game cancelled meanwhile
+    (a director's pause --now, a game host's daemon gone) closes White too, although it is
+    neither in the game nor in the pool yet."""
+    pool = EnginePool()
+    fast = scripted("W", reuse=True)
+    task = asyncio.create_task(play_game(spec(fast, scripted("B", "--slow-start", "3")), pool=pool))
+    for _ in range(400):  # until both processes run (20 s at most)
+        if len(descendants()) >= 2:
+            break
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)  # White's handshake is done by now, Black's is not
+    assert not task.done()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert not descendants()  # the pool was not closed: nothing waits there either
+
+
+async def test_a_clock_inside_the_margin_gets_its_increment_back() -> None:
+    """W thinks for its whole clock plus 100 ms on its third move (the margin is 1 s, so
+    that load on the machine cannot flag it), then moves at once: the increment brings its
+    clock back above zero, and it does not lose on time."""
+    white = scripted("W", "--overstep-at", "3", "--overstep-ms", "100")
+    r = await play(
+        white,
+        scripted("B"),
+        tc="1+0.1",
+        timemargin_ms=1000,
+        adjudication=Adjudication(None, None, max_moves=12),
+    )
+    assert r.fault is None and r.termination == "adjudication", r.reason
+    mine = r.moves[::2]
+    over = mine[2]
+    before = mine[1].clock_ms
+    assert before is not None and over.clock_ms is not None
+    assert over.time_ms > before  # past its clock ...
+    assert over.clock_ms == before - over.time_ms + 100  # ... and the increment still added
+    assert mine[-1].clock_ms is not None and mine[-1].clock_ms > 0  # recovered
+    game = chess.pgn.read_game(io.StringIO(to_pgn(r, event="Test")))
+    assert game is not None
+    clocks = [node.clock() for node in game.mainline() if node.turn() == chess.BLACK]
+    assert clocks[2] == max(0, over.clock_ms) / 1000  # never a negative [%clk]
+    assert clocks[-1] is not None and clocks[-1] > 0
+
+
+@pytest.mark.parametrize("protocol", ["uci", "xboard"])
+async def test_new_game_time_is_never_charged(protocol: str) -> None:
+    """ucinewgame / new taking 3 s (a hash clear) at 1+0.1: not charged, no loss on time."""
+    slow = scripted("W", "--newgame-delay", "3", protocol=protocol)
+    r = await play(
+        slow, scripted("B"), tc="1+0.1", adjudication=Adjudication(None, None, max_moves=3)
+    )
+    assert r.fault is None and r.termination == "adjudication", r.reason
+    assert r.moves[0].time_ms < 900 and r.moves[0].clock_ms is not None
+    assert r.moves[0].clock_ms > 200
+
+
+async def test_the_record_keeps_measured_and_reported_times() -> None:
+    r = await play(
+        scripted("W", "--delay", "120"),
+        scripted("B"),
+        adjudication=Adjudication(None, None, max_moves=2),
+    )
+    white = r.moves[0]
+    assert white.reported_ms is not None and white.reported_ms >= 120
+    assert white.time_ms >= white.reported_ms  # measured at the pipe, around the search
+    game = chess.pgn.read_game(io.StringIO(to_pgn(r, event="Test")))
+    assert game is not None
+    first = game.next()
+    assert first is not None and first.emt() == white.time_ms / 1000
+    assert first.clock() == (white.clock_ms or 0) / 1000
+
+
+async def test_pgn_tag_values_are_escaped() -> None:
+    """The PGN standard: a quote or a backslash in a tag value is preceded by a backslash
+    (python-chess writes them raw, which ends the tag early)."""
+    r = await play(
+        scripted('Quo"te\\Engine'),
+        scripted("B"),
+        adjudication=Adjudication(None, None, max_moves=1),
+    )
+    pgn = to_pgn(r, event='The "Big" Event', site="C:\\chess")
+    assert '[White "Quo\\"te\\\\Engine"]' in pgn
+    assert '[Event "The \\"Big\\" Event"]' in pgn and '[Site "C:\\\\chess"]' in pgn
+    game = chess.pgn.read_game(io.StringIO(pgn))
+    assert game is not None and len(list(game.mainline_moves())) == 2
+
+
+async def test_a_line_without_end_is_garbage_and_kept_small() -> None:
+    """20 MB without a newline: the engine is stopped once a line passes 1 MiB, the game is
+    lost by a `garbage` fault, and its record keeps a few KiB of output at most."""
+    r = await play(scripted("W", "--flood-at", "2", "--flood-mb", "20"), scripted("B"))
+    assert (r.result, r.termination) == ("0-1", "rules infraction")
+    assert r.fault is not None and (r.fault.engine, r.fault.kind) == ("W", "garbage")
+    assert sum(len(line) for line in r.fault.output) < 8192
+
+
+TCEC_FIELDS = ["d", "sd", "mt", "tl", "s", "n", "pv", "tb", "h", "wv", "R50", "Rd", "Rr"]
+
+
+async def test_tcec_comments_carry_every_field_and_read_back() -> None:
+    r = await play(
+        scripted("W", "--scores", "35,40,45", "--depth", "20"),
+        scripted("B", "--scores", "-30"),
+        adjudication=Adjudication(None, None, max_moves=4),
+    )
+    pgn = to_pgn(r, event="Test", comments="tcec", rules=Adjudication())
+    game = chess.pgn.read_game(io.StringIO(pgn))
+    assert game is not None and not game.errors
+    assert game.headers["WhiteTimeControl"] == game.headers["BlackTimeControl"] == "10+0.1"
+    assert re.fullmatch(r"\d\d:\d\d:\d\d", game.headers["GameDuration"])
+    nodes = list(game.mainline())
+    assert len(nodes) == len(r.moves) == 8
+    for node, move in zip(nodes, r.moves, strict=True):
+        text = re.sub(r"\s*\[%[^\]]*\]", "", node.comment)  # without [%clk] and [%emt]
+        text = text.split(", W")[0].split(", D")[0]  # the last one carries the reason
+        fields = dict(part.split("=", 1) for part in text.split(", "))
+        assert list(fields) == TCEC_FIELDS
+        assert fields["pv"].split()[0] == node.san()
+        assert int(fields["mt"]) == move.time_ms and int(fields["tl"]) == move.clock_ms
+        assert fields["R50"].isdigit() and fields["Rd"] == fields["Rr"] == "-11"
+        assert node.clock() is not None
+    assert nodes[0].comment.split("wv=")[1].startswith("0.35")
+    assert nodes[1].comment.split("wv=")[1].startswith("0.30")  # Black's -0.30, White's view

@@ -1,0 +1,72 @@
+"""Processes and ports: what a test looks at to know that nothing was left behind."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def descendants(root: int | None = None) -> list[tuple[int, str, str]]:
+    """(pid, state, command) of every live or zombie process below `root` (this process)."""
+    root = os.getpid() if root is None else root
+    children: dict[int, list[int]] = {}
+    info: dict[int, tuple[str, str]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2 :].split()
+        pid, state, ppid = int(entry.name), fields[0], int(fields[1])
+        children.setdefault(ppid, []).append(pid)
+        info[pid] = (state, name)
+    out, todo = [], list(children.get(root, []))
+    while todo:
+        pid = todo.pop()
+        out.append((pid, *info[pid]))
+        todo.extend(children.get(pid, []))
+    return out
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+def engines_alive(marker: str) -> list[str]:
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker in cmdline and "scripted_engine.py" in cmdline and state != "Z":
+            alive.append(cmdline)
+    return alive
+
+
+def wait_for(predicate: object, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():  # type: ignore[operator]
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out")
