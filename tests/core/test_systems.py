@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -122,6 +123,16 @@ def test_bakert_pairs_an_odd_field_with_the_bye_as_a_player() -> None:
     pairing = pair_next(t)
     assert pairing.bye is not None and len(pairing.games) == 2
     assert {p for g in pairing.games for p in (g.white, g.black)} | {pairing.bye} == set("ABCDE")
+
+
+@pytest.mark.parametrize("size", [5, 9, 301])
+def test_bakert_gives_round_one_s_bye_to_the_lowest_seed(size: int) -> None:
+    """Every matching of round 1 is optimal: the BYE goes to the lowest-ranked player, as in
+    the other ranked systems (a field of 301 is matched through its classes)."""
+    players = tuple(Player(f"P{s:03d}", s) for s in range(1, size + 1))
+    for seed in range(3):
+        t = Tournament(players, rules=rules("bakert", {"seed": seed}))
+        assert pair_next(t).bye == players[-1].name
 
 
 # --- tsh's systems -------------------------------------------------------------------------

@@ -3,7 +3,7 @@ whole field.
 
 Every pair of players gets the weight of the seed's `weight` function, exactly as the
 reference implementation (github.com/bakert/swiss) computes it, and the round is a
-maximum-weight perfect matching (networkx's blossom algorithm) of those weights.  An odd
+maximum-weight perfect matching (`weighted.dense_matching`) of those weights.  An odd
 field adds the BYE as a pseudo-player who has met everyone that had a BYE.  Points per win,
 draw and loss are the system's `points` option (the reference's 3/1/0 by default).  Ties
 between optimal matchings are broken by the options' `seed` and the round number.
@@ -13,15 +13,21 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Annotated
+from fractions import Fraction
+from typing import TYPE_CHECKING, Annotated
 
 import msgspec
 
 from orchestrator.core.event.model import StateError, Tournament
 from orchestrator.core.pairing.ranked import History, Seed, games_of, seeded
 from orchestrator.core.pairing.registry import Draft, System
+from orchestrator.core.pairing.weighted import dense_matching
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 BYE = "BYE"  # the pseudo-player of an odd field (never a player's name: names are checked)
 
@@ -134,28 +140,260 @@ class BakertOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             )
 
 
+WHOLE_MOST = 200  # fields up to this size are matched whole, larger ones through their classes
+NOISE_BITS = 4
+NOISE = 1 << NOISE_BITS  # the random tie-breaks of `whole_matching` are below this
+
+
 def best_matching(field: Sequence[Entry], rng: random.Random) -> list[tuple[int, int]]:
     """A maximum-weight perfect matching of `field` under `weights`; among optimal ones,
-    the seeded random tie-break chooses (every weight is scaled so that no tie-break can
-    outweigh a real difference).
+    the seeded random tie-break chooses.  Fields of up to `WHOLE_MOST` entries are matched
+    whole (`whole_matching`), larger ones through their classes (`class_matching`) unless
+    more than `WHOLE_MOST / 2` entries are not plain (`bonus_ends`), which happens once most
+    players have met someone twice.
 
     >>> field = [Entry("A", 3, ("B",)), Entry("B", 0, ("A",)), Entry("C", 1, ()), Entry("D", 1, ())]
     >>> chosen = best_matching(field, random.Random(1))  # A-C B-D or A-D B-C: 14 either way
     >>> sum(w for i, j, w in weights(field) if (j, i) in chosen)
     14
     """
-    listed = weights(field)
-    scale = len(field) + 1  # the tie-breaks of a matching add up to less than this
-    import networkx as nx  # slow to import: only for the systems that need it
+    if len(field) <= WHOLE_MOST or 2 * len(bonus_ends(field)) > WHOLE_MOST:
+        return whole_matching(field, rng)
+    return class_matching(field, rng)
 
-    graph = nx.Graph()
-    graph.add_nodes_from(range(len(field)))
-    for i, j, w in listed:
-        graph.add_edge(i, j, weight=w * scale + rng.random())
-    matching = nx.max_weight_matching(graph, maxcardinality=True)
-    if 2 * len(matching) != len(field):  # pragma: no cover - a complete graph has one
+
+def whole_matching(field: Sequence[Entry], rng: random.Random) -> list[tuple[int, int]]:
+    """The maximum-weight perfect matching of the whole field.  Among optimal matchings the
+    BYE goes to the lowest-ranked player it can (points, then seed: the field's order), then
+    seeded random tie-breaks choose (a number below `NOISE` on every pair): every weight is
+    scaled so that neither can outweigh a real difference, and the random ones not the BYE's.
+
+    >>> field = [Entry("A", 2, ()), Entry("B", 2, ()), Entry("C", 0, ()), Entry("D", 0, ())]
+    >>> whole_matching(field, random.Random(1))
+    [(0, 1), (2, 3)]
+    >>> field = [Entry(n, 0, ()) for n in "ABCDE"] + [Entry(BYE, 0, ())]
+    >>> [pair for pair in whole_matching(field, random.Random(1)) if 5 in pair]  # E: seed 5
+    [(4, 5)]
+    """
+    import numpy as np  # scipy's dependency: imported by the weighted systems only
+
+    size = len(field)
+    base = weight_matrix(field)
+    values = np.unique(base)
+    scale = max(Fraction(float(v)).denominator for v in values)  # every weight a whole number
+    random_part = size // 2 * NOISE + 1  # the random tie-breaks of a matching add up to less
+    bye_part = random_part * (size + 1)  # above every BYE preference
+    total = np.rint(base * scale).astype(np.int64) * bye_part
+    bye = next((i for i, e in enumerate(field) if e.id == BYE), None)
+    if bye is not None:
+        lowest = sorted(range(size), key=lambda i: (-field[i].points, i))
+        place = np.empty(size, dtype=np.int64)
+        place[lowest] = np.arange(size)
+        total[bye, :] += place * random_part
+        total[:, bye] += place * random_part
+    pairs = size * (size - 1) // 2  # one tie-break each, drawn in the order of `weights`
+    drawn = rng.getrandbits(NOISE_BITS * pairs).to_bytes((NOISE_BITS * pairs + 7) // 8, "little")
+    nibbles = np.frombuffer(drawn, dtype=np.uint8)
+    noise = np.stack([nibbles & 15, nibbles >> 4], axis=1).ravel()[:pairs].astype(np.int64)
+    lower = np.tril_indices(size, -1)  # (i, j), i > j, row by row: the order of `weights`
+    total[lower] += noise
+    upper = np.triu_indices(size, 1)
+    total[upper] = total.T[upper]
+    matching = dense_matching(total)
+    if 2 * len(matching) != size:  # pragma: no cover - a complete graph has one
         raise StateError("no perfect matching of the field exists")
-    return [(min(a, b), max(a, b)) for a, b in matching]
+    return matching
+
+
+def weight_matrix(field: Sequence[Entry]) -> npt.NDArray[np.float64]:
+    """`weights` as a symmetric matrix (the diagonal 0), computed for the whole field at once.
+
+    >>> field = [Entry("A", 3, ("B",)), Entry("B", 0, ("A",)), Entry("C", 1, ())]
+    >>> weight_matrix(field).tolist()
+    [[0.0, 4.0, 8.0], [4.0, 0.0, 6.0], [8.0, 6.0, 0.0]]
+    """
+    import numpy as np
+
+    points = np.array([e.points for e in field], dtype=np.float64)
+    highest = points.max()
+    best = np.maximum(points[:, None], points[None, :])
+    closeness = highest - np.abs(points[:, None] - points[None, :])
+    matrix: npt.NDArray[np.float64] = (best + 1) * (closeness + 1)
+    index = {e.id: i for i, e in enumerate(field)}
+    bonus = quality(highest, highest) + 1
+    for i, e in enumerate(field):  # the repeat bonus: a pair met fewer times than the most
+        counter = Counter(e.opponents)
+        most = max(counter.values(), default=0)
+        for opponent, times in counter.items():
+            j = index.get(opponent)
+            if j is not None and j < i and times < most:
+                matrix[i, j] += bonus
+                matrix[j, i] += bonus
+    np.fill_diagonal(matrix, 0)
+    return matrix
+
+
+def bonus_ends(field: Sequence[Entry]) -> set[int]:
+    """The entries in a pair that gets the repeat bonus of `weight` (the later one has met
+    the earlier fewer times than its most frequent opponent).  Every other entry is *plain*:
+    its weight to anyone depends on the two players' points alone.
+
+    >>> field = [Entry("A", 3, ("B", "B", "C")), Entry("B", 0, ("A", "A")), Entry("C", 1, ("A",))]
+    >>> sorted(bonus_ends(field))  # C is later than A, and C met A as often as anyone
+    []
+    >>> sorted(bonus_ends([field[2], field[1], field[0]]))  # A later than C: A met C once, B twice
+    [0, 2]
+    """
+    index = {e.id: i for i, e in enumerate(field)}
+    ends: set[int] = set()
+    for i, e in enumerate(field):
+        counter = Counter(e.opponents)
+        most = max(counter.values(), default=0)
+        for opponent, times in counter.items():
+            j = index.get(opponent)
+            if j is not None and j < i and times < most:
+                ends |= {i, j}
+    return ends
+
+
+def class_matching(field: Sequence[Entry], rng: random.Random) -> list[tuple[int, int]]:
+    """A maximum-weight perfect matching of a large field, improved until a small matching
+    proves it optimal.
+
+    Plain entries (`bonus_ends`) with equal points form a *class* of twins: their weights to
+    everyone are equal.  A pair's *type* is its two classes (an entry that is not plain is a
+    class of its own).  Start from the field paired in order of points, each class in a
+    seeded random order.  Then, repeatedly, take a *sample* of the matching N: one pair of
+    every class paired with itself, two of every pair of classes (fewer where N has fewer),
+    and match the sample's entries optimally (`whole_matching`):
+
+    * if that is worth no more than the sample's pairs, N is optimal, and so is N with the
+      sample's pairs replaced by its optimal matching (whose tie-breaks are `whole_matching`'s),
+      which is the result, the BYE then given to the lowest-ranked twin of its partner;
+    * otherwise the two matchings of the sample differ by alternating cycles, and each cycle
+      that gains is applied to N, then again on other pairs of N of the same types, as often
+      as N has them (twins gain alike), and the loop starts again with a heavier N.
+
+    Why an optimal sample proves N optimal: were N not optimal, an alternating cycle of
+    positive gain would exist.  Where such a cycle passes two pairs of the same type in the
+    same direction, exchanging twins splits it into two cycles whose gains add up to its
+    own; so one of positive gain passes at most one pair of a class with itself and at most
+    two of two classes.  The pairs it passes outside the sample can then be exchanged for
+    the sample's pairs of the same types that it does not pass (the sample has one, or two,
+    of every type that N has more of), which leaves a cycle of positive gain inside the
+    sample: impossible when the sample is optimal.
+
+    >>> field = [Entry(f"P{i}", i % 3, ()) for i in range(300)]
+    >>> pairs = class_matching(field, random.Random(1))
+    >>> len(pairs), sorted({(field[a].points, field[b].points) for a, b in pairs})
+    (150, [(0, 0), (1, 1), (2, 2)])
+    """
+    special = bonus_ends(field) | {i for i, e in enumerate(field) if e.id == BYE}
+    kind: dict[int, tuple[int, float]] = {
+        i: (1, i) if i in special else (0, e.points) for i, e in enumerate(field)
+    }
+    order = list(range(len(field)))
+    rng.shuffle(order)
+    order.sort(key=lambda i: -field[i].points)  # stable: the shuffle orders each class
+    mate = [0] * len(field)
+    for a, b in zip(order[0::2], order[1::2], strict=True):
+        mate[a], mate[b] = b, a
+    highest = max(e.points for e in field)
+
+    def worth(pairs: Iterable[tuple[int, int]]) -> float:
+        return sum(weight(highest, field[max(a, b)], field[min(a, b)]) for a, b in pairs)
+
+    seed = rng.random()
+    while True:
+        by_type: dict[tuple[tuple[int, float], ...], list[tuple[int, int]]] = {}
+        for a in range(len(field)):
+            b = mate[a]
+            if a < b:
+                by_type.setdefault(tuple(sorted((kind[a], kind[b]))), []).append((a, b))
+        sample = [
+            pair
+            for pairs in by_type.values()
+            for pair in pairs[: 1 if kind[pairs[0][0]] == kind[pairs[0][1]] else 2]
+        ]
+        chosen = sorted(i for pair in sample for i in pair)
+        best = [
+            (chosen[a], chosen[b])
+            for a, b in whole_matching([field[i] for i in chosen], random.Random(seed))
+        ]
+        if worth(best) <= worth(sample):  # N is optimal, and so is N with the sample's best
+            for a, b in best:
+                mate[a], mate[b] = b, a
+            _bye_to_lowest(field, kind, mate)
+            return sorted((a, mate[a]) for a in range(len(field)) if a < mate[a])
+        used = set(sample)
+        spare = {t: [p for p in pairs if p not in used] for t, pairs in by_type.items()}
+        partner = {a: b for pair in best for a, b in (pair, pair[::-1])}
+        for cycle in _cycles(chosen, mate, partner):
+            gain = worth(zip(cycle[1::2], cycle[2::2] + cycle[:1], strict=True))
+            if gain <= worth(zip(cycle[0::2], cycle[1::2], strict=True)):
+                continue
+            for copy in _copies(cycle, kind, spare):
+                for a, b in zip(copy[1::2], copy[2::2] + copy[:1], strict=True):
+                    mate[a], mate[b] = b, a
+
+
+def _bye_to_lowest(
+    field: Sequence[Entry], kind: dict[int, tuple[int, float]], mate: list[int]
+) -> None:
+    """Give the BYE to the lowest-ranked twin of the plain player who has it (the last of its
+    class in the field's order): twins exchanged, the weight is the same."""
+    bye = next((i for i, e in enumerate(field) if e.id == BYE), None)
+    if bye is None or kind[mate[bye]][0]:
+        return
+    has = mate[bye]
+    lowest = max(i for i in range(len(field)) if kind[i] == kind[has])
+    if lowest != has:
+        other = mate[lowest]
+        mate[bye], mate[lowest], mate[has], mate[other] = lowest, bye, other, has
+
+
+def _cycles(chosen: list[int], mate: list[int], partner: dict[int, int]) -> Iterator[list[int]]:
+    """The alternating cycles between two perfect matchings of the `chosen` entries, each
+    as v0, v1, ... with (v0, v1) in `mate`, (v1, v2) in `partner`, and so on."""
+    seen: set[int] = set()
+    for start in chosen:
+        if start in seen or partner[start] == mate[start]:
+            continue
+        cycle = [start]
+        while True:
+            cycle.append(mate[cycle[-1]])
+            nxt = partner[cycle[-1]]
+            if nxt == start:
+                break
+            cycle.append(nxt)
+        seen.update(cycle)
+        yield cycle
+
+
+def _copies(
+    cycle: list[int],
+    kind: dict[int, tuple[int, float]],
+    spare: dict[tuple[tuple[int, float], ...], list[tuple[int, int]]],
+) -> Iterator[list[int]]:
+    """The cycle itself, then the same cycle on twins, from the `spare` pairs of the types
+    it passes, for as long as there are spares (none when it passes an entry that is not
+    plain)."""
+    yield cycle
+    if any(kind[v][0] for v in cycle):
+        return
+    while True:
+        copy: list[int] = []
+        taken: list[tuple[tuple[tuple[int, float], ...], tuple[int, int]]] = []
+        for a, b in zip(cycle[0::2], cycle[1::2], strict=True):
+            t = tuple(sorted((kind[a], kind[b])))
+            if not spare.get(t):
+                for back_type, pair in taken:  # not enough spares: put back what was taken
+                    spare[back_type].append(pair)
+                return
+            x, y = spare[t].pop()
+            taken.append((t, (x, y)))
+            copy += [x, y] if kind[x] == kind[a] else [y, x]
+        yield copy
 
 
 def pair_bakert(t: Tournament, options: BakertOptions) -> Draft:

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 
 from orchestrator.core.event.model import Game, StateError, Tournament
 from orchestrator.core.pairing.registry import NO_OPTIONS, Draft, NoOptions, System
+from orchestrator.core.pairing.roundrobin import rounds_in_cycle
+from orchestrator.core.pairing.weighted import max_weight_matching
 
 C1, C2, C3, C4, C5 = 25, 500, 10, 25, 8
 BIG = 1_000_000_000
@@ -95,17 +97,13 @@ def _match(
     """Pair one group: (pairs, the players left unpaired)."""
     everyone = floaters + members
     m, size = len(floaters), len(everyone)
-    import networkx as nx  # slow to import: only for the systems that need it
-
-    graph = nx.Graph()
-    graph.add_nodes_from(range(size))
-    for x in range(size):
-        for y in range(x + 1, size):
-            a, b = everyone[x], everyone[y]
-            if b.name not in a.met:
-                t = penalty(a, x + 1, b, y + 1, group, m, size)
-                graph.add_edge(x, y, weight=BIG - t)
-    matching = nx.max_weight_matching(graph)
+    edges = [
+        (x, y, BIG - penalty(everyone[x], x + 1, everyone[y], y + 1, group, m, size))
+        for x in range(size)
+        for y in range(x + 1, size)
+        if everyone[y].name not in everyone[x].met
+    ]
+    matching = max_weight_matching(size, edges, max_cardinality=True)
     pairs = [(everyone[min(x, y)], everyone[max(x, y)]) for x, y in matching]
     paired = {p.name for pair in pairs for p in pair}
     return pairs, [p for p in everyone if p.name not in paired]
@@ -223,4 +221,5 @@ OLAFSSON = System(
     "Ólafsson's weighted-matching Swiss (FIDE 1985)",
     pair_olafsson,
     noun="an Ólafsson Swiss",
+    max_rounds=lambda players, cycles: rounds_in_cycle(players),  # no pair meets twice
 )
