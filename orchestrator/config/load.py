@@ -12,6 +12,7 @@ import os
 import re
 import shlex
 import shutil
+import tempfile
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -157,10 +158,9 @@ def _where(exc: SchemaError, data: dict[str, Any]) -> str:
         path.pop(0)
         raw = data.get("engine", [])
         name = raw[index].get("name") if isinstance(raw[index], dict) else None
+        named = path != ["name"] and not message.startswith("name:")
         shown = (
-            f'"{name}"'
-            if isinstance(name, str) and name.strip() and path != ["name"]
-            else (f"#{index + 1}")
+            f'"{name}"' if named and isinstance(name, str) and name.strip() else (f"#{index + 1}")
         )
         where = f"[[engine]] {shown}"
     elif head is None:
@@ -199,12 +199,18 @@ def _check_event(config: Config) -> None:
             check_teams(Tournament(players, rules=rules, teams=config.teams()))
         except StateError as exc:
             raise ConfigError(f"{path}: [[engine]] team: {exc}") from None
+    entrants = len(config.teams()) or len(config.engines)
+    try:
+        section.check_field(entrants)
+    except StateError as exc:
+        raise ConfigError(f"{path}: [tournament] {exc}") from None
     system = lookup(section.system)
     most = system.max_rounds(len(config.engines), section.cycles)
     if section.rounds is not None and most is not None and section.rounds > most:
+        cycles = f" and {section.cycles} cycles" if section.cycles > 1 else ""
         raise ConfigError(
             f"{path}: [tournament] rounds: {system.noun} of {len(config.engines)} "
-            f"engines and {section.cycles} cycle(s) has only {most} rounds"
+            f"engines{cycles} has only {most} round{'s' if most != 1 else ''}"
         )
 
 
@@ -214,7 +220,7 @@ def schema() -> dict[str, Any]:
     line as one string) and the names of the registered systems.
 
     >>> sorted(schema()["$defs"]["TournamentConfig"]["properties"])[:3]
-    ['concurrency', 'cycles', 'database']
+    ['concurrency', 'concurrency_cap', 'cycles']
     """
     out = json_schema(ConfigFile)
     defs = out["$defs"]
@@ -288,12 +294,30 @@ def check_files(config: Config) -> None:
 
 
 def _writable(config: Config, key: str, folder: Path) -> None:
-    """`folder`, or the nearest folder above it that exists, must be writable by us."""
-    existing = folder
-    while not existing.exists() and existing != existing.parent:
-        existing = existing.parent
-    if not existing.is_dir() or not os.access(existing, os.W_OK | os.X_OK):
-        raise ConfigError(f"{config.path}: [tournament] {key}: cannot write in {str(existing)!r}")
+    """A file can be written in `folder`: tried, by making the folder (and the ones above it
+    that are missing) and a file in it, then removing what the try made."""
+    made: list[Path] = []
+    if folder.is_symlink() and not folder.exists():
+        raise ConfigError(
+            f"{config.path}: [tournament] {key}: {str(folder)!r} is a link to "
+            f"{str(folder.readlink())!r}, which does not exist"
+        )
+    try:
+        missing = [p for p in (folder, *folder.parents) if not p.exists()]
+        for path in reversed(missing):
+            path.mkdir()
+            made.append(path)
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".orchestrator-check-"):
+            pass  # written and removed
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ConfigError(
+            f"{config.path}: [tournament] {key}: cannot write in {str(folder)!r}: {reason}"
+        ) from None
+    finally:
+        for path in reversed(made):
+            with contextlib.suppress(OSError):
+                path.rmdir()
 
 
 def read_openings(config: Config) -> list[Opening] | None:

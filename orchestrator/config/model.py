@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 import msgspec
 
 from orchestrator.core.errors import OrchestratorError
-from orchestrator.core.event.model import Positive, Rules, Team
+from orchestrator.core.event.model import Positive, Rules, Team, clean_name
 from orchestrator.core.event.seeding import SeedingMethod, by_strength
 from orchestrator.core.event.standings import TCEC_ORDER, Tiebreak
 from orchestrator.core.game.adjudication import Adjudication
@@ -36,17 +36,22 @@ OptionValue = Annotated[
     str | int | float | bool, msgspec.Meta(description="a string, number or boolean")
 ]
 
-#: a name people read in PGN tags and file names
-Name = Annotated[
-    str,
-    msgspec.Meta(
-        min_length=1,
-        pattern=r"^[^\x00-\x1f\x7f]*$",
-        description="a string without control characters",
-    ),
-]
+#: a name people read in PGN tags and file names (made NFC and checked by `clean_name`)
+Name = Annotated[str, msgspec.Meta(min_length=1, description="a name")]
 Seconds = Annotated[float, msgspec.Meta(ge=0.1, le=86400, description="seconds, 0.1 or more")]
 Milliseconds = Annotated[int, msgspec.Meta(ge=0, description="an integer >= 0")]
+
+
+def _clean(section: msgspec.Struct, *keys: str) -> None:
+    """Its names made NFC and checked (`clean_name`); a `ValueError` naming the key."""
+    for key in keys:
+        value = getattr(section, key)
+        if value is None:
+            continue
+        try:
+            msgspec.structs.force_setattr(section, key, clean_name(value))
+        except ValueError as exc:
+            raise ValueError(f"{key}: {exc}") from None
 
 
 class ConfigError(OrchestratorError, ValueError):
@@ -124,10 +129,7 @@ class EngineConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_fie
     team: Name | None = None
 
     def __post_init__(self) -> None:
-        if not self.name.strip():
-            raise ValueError("name: must not be empty")
-        if self.team is not None and not self.team.strip():
-            raise ValueError("team: must not be empty")
+        _clean(self, "name", "team")
         if not self.command[0]:
             raise ValueError("command: expected a command line (string or list of strings)")
         for key, amount in self.requires.items():
@@ -155,6 +157,9 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
     #: ms allowed past the clock before a loss on time
     timemargin_ms: Milliseconds = msgspec.field(default=100, name="timemargin")
     concurrency: Positive = 1
+    #: the most games at once `concurrency` may ask for: a documented cap, which a config
+    #: raises on purpose (each game is two engine processes, and with `processes` a worker)
+    concurrency_cap: Positive = 64
     openings: Path | None = None
     opening_order: Literal["random", "sequential"] = "random"
     random_seed: Milliseconds = 1
@@ -176,8 +181,13 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if not self.name.strip():
-            raise ValueError("name: must not be empty")
+        _clean(self, "name", "site")
+        if self.concurrency > self.concurrency_cap:
+            raise ValueError(
+                f"concurrency: {self.concurrency} games at once is more than concurrency_cap "
+                f"({self.concurrency_cap}); each game runs two engine processes (and a worker "
+                'process with executor = "processes"): raise concurrency_cap to allow it'
+            )
         if len(set(self.tiebreaks)) != len(self.tiebreaks):
             raise ValueError("tiebreaks: each tiebreak may be given once")
         try:

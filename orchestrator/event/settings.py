@@ -40,6 +40,7 @@ LOCKED = (
 #: and its groups are in the players, which are locked)
 FREE = (
     "concurrency",
+    "concurrency_cap",
     "database",
     "pgn_dir",
     "site",

@@ -78,6 +78,21 @@ def broken(change: str) -> str:
         data["rounds"][0]["games"] = games[:1]
     elif change == "not an object":
         return "[1, 2]"
+    elif change == "factor beyond the field":
+        data.update(system="factored", system_options={"factor": 4})
+    elif change == "quartiles of three":
+        data.update(system="quartile", rounds=[], players=data["players"][:3])
+    elif change == "system beside phases":
+        data.update(system="swiss", phases=[{"rounds": 1, "system": "koth"}])
+    elif change == "unknown key in a phase":
+        data["phases"] = [{"rounds": 1, "system": "koth", "colour": 1}]
+    elif change == "names equal once composed":
+        data["players"][0]["name"] = "Caf\u00e9"
+        data["players"][1]["name"] = "Cafe\u0301"
+        data["rounds"] = []
+    elif change == "a bidi override in a name":
+        data["players"][0]["name"] = "Evil\u202egnp"
+        data["rounds"] = []
     return json.dumps(data)
 
 
@@ -90,6 +105,12 @@ CASES = {
     "malformed": "malformed JSON",
     "missing player": "has neither a game nor the BYE",
     "not an object": "must be a JSON object",
+    "factor beyond the field": "factor 4 needs more than 4 players, and the field has 4",
+    "quartiles of three": "quartiles need at least 4 players, not 3",
+    "system beside phases": "give either a system or phases, not both (system 'swiss', the",
+    "unknown key in a phase": "phases[0]: unknown key 'colour'",
+    "names equal once composed": "duplicate player name 'Café'",
+    "a bidi override in a name": "U+202E",
 }
 
 

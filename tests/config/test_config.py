@@ -82,3 +82,34 @@ def test_missing_binary_is_named(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as err:
         check_files(config)
     assert "\"Ghost\" command: 'no-such-engine' is not an executable" in str(err.value)
+
+
+def test_a_live_dir_that_links_nowhere_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "live").symlink_to(tmp_path / "gone")
+    config = load(write(tmp_path, '[tournament]\nlive_dir = "live"\n' + MINIMAL))
+    with pytest.raises(ConfigError, match=r"live_dir: '.*live' is a link to '.*gone', which"):
+        check_files(config)
+
+
+def test_live_dir_is_tried_and_left_as_it_was(tmp_path: Path) -> None:
+    config = load(write(tmp_path, '[tournament]\nlive_dir = "a/b/live"\n' + MINIMAL))
+    check_files(config)
+    assert not (tmp_path / "a").exists()  # made to try it, then removed
+
+
+def test_concurrency_above_the_cap_is_an_explicit_choice(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"concurrency: 100 games at once is more than"):
+        load(write(tmp_path, "[tournament]\nconcurrency = 100\n" + MINIMAL))
+    config = load(
+        write(tmp_path, "[tournament]\nconcurrency = 100\nconcurrency_cap = 128\n" + MINIMAL)
+    )
+    assert config.tournament.concurrency == 100
+
+
+def test_names_are_compared_as_they_look(tmp_path: Path) -> None:
+    composed = MINIMAL.replace('name = "A"', 'name = "Caf\\u00e9"')
+    decomposed = composed.replace('name = "B"', 'name = "Cafe\\u0301"')
+    with pytest.raises(ConfigError, match='"Café": duplicate engine name'):
+        load(write(tmp_path, decomposed))
+    config = load(write(tmp_path, composed.replace('name = "B"', 'name = "Cafe\\u0301s"')))
+    assert [e.name for e in config.engines] == ["Café", "Cafés"]  # stored composed (NFC)

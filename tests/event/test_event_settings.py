@@ -61,6 +61,7 @@ def test_the_stored_form_round_trips_and_keeps_the_old_keys() -> None:
         command=("/usr/games/a",), protocol="uci", options={"Hash": 16}
     )
     new_keys = {
+        "concurrency_cap": 64,
         "strikes": 0,
         "withdrawn_games": "forfeit",
         "live_dir": None,
@@ -105,6 +106,7 @@ CHANGES: list[tuple[str, Any, str]] = [
     ("strikes", 3, "forced"),
     ("withdrawn_games", "cancel", "forced"),
     ("concurrency", 4, "free"),
+    ("concurrency_cap", 128, "free"),
     ("database", Path("other.sqlite"), "free"),
     ("pgn_dir", Path("elsewhere"), "free"),
     ("site", "Mars", "free"),

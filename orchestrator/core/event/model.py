@@ -9,6 +9,7 @@ Every type here is a frozen msgspec `Struct`, so the same declaration is the sch
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterator, Mapping
 from typing import Annotated, Any, Literal
 
@@ -31,6 +32,31 @@ RoundNumber = Annotated[int, msgspec.Meta(ge=0, description="a round number")]
 
 class StateError(OrchestratorError, ValueError):
     """The tournament state is not a legal one; the message names the problem."""
+
+
+def clean_name(name: str) -> str:
+    """A name as it is compared and shown: in Unicode's composed form (NFC), so that "é" as
+    one character and as "e" with a combining accent are one name; a `ValueError` for a name
+    that is blank or holds an invisible character (a control character, a bidi override, a
+    zero-width or unassigned one), which would make names that look alike differ.
+
+    >>> clean_name("Fe\u0301lix") == clean_name("F\u00e9lix") == "F\u00e9lix"
+    True
+    >>> clean_name("Stock\u202efish")
+    Traceback (most recent call last):
+    ...
+    ValueError: 'Stock\u202efish' holds the invisible character U+202E (a control, format or ...
+    """
+    text = unicodedata.normalize("NFC", name)
+    if not text.strip():
+        raise ValueError("must not be empty")
+    for char in text:
+        if unicodedata.category(char)[0] == "C":
+            raise ValueError(
+                f"{name!r} holds the invisible character U+{ord(char):04X} (a control, format "
+                "or unassigned character): names must look as they are"
+            )
+    return text
 
 
 class Options(Mapping[str, Any]):
@@ -92,6 +118,9 @@ class Player(msgspec.Struct, frozen=True, omit_defaults=True):
     seed: Annotated[int, msgspec.Meta(ge=1, le=1_000_000, description="a seed of 1 to 1000000")]
     withdrawn_after: RoundNumber | None = None
 
+    def __post_init__(self) -> None:
+        msgspec.structs.force_setattr(self, "name", clean_name(self.name))
+
     def plays_in(self, round_number: int) -> bool:
         """Whether the player is paired (or may get the BYE) in round `round_number`.
 
@@ -143,6 +172,11 @@ class Team(msgspec.Struct, frozen=True):
 
     name: str
     members: tuple[str, ...] = msgspec.field(name="players")
+
+    def __post_init__(self) -> None:
+        names = tuple(clean_name(n) for n in self.members)
+        msgspec.structs.force_setattr(self, "name", clean_name(self.name))
+        msgspec.structs.force_setattr(self, "members", names)
 
 
 class Round(msgspec.Struct, frozen=True):
@@ -220,6 +254,21 @@ class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
             start += phase.rounds
         return self.phases[-1].system, self.phases[-1].system_options
 
+    def check_field(self, entrants: int) -> None:
+        """A `StateError` when a system's options do not fit a field of `entrants`.
+
+        >>> Rules(system="factored", system_options=Options({"factor": 9})).check_field(6)
+        Traceback (most recent call last):
+        ...
+        orchestrator.core.event.model.StateError: system_options: factor 9 needs more than ...
+        """
+        from orchestrator.core.pairing.registry import lookup
+
+        for name, options in [(p.system, p.system_options) for p in self.phases] or [
+            (self.system, self.system_options)
+        ]:
+            lookup(name).check_field(options, entrants)
+
     def systems(self) -> tuple[str, ...]:
         """Every system the event uses.
 
@@ -286,6 +335,19 @@ class Tournament(msgspec.Struct, frozen=True):
         [(1, 'A')]
         """
         return ((rnd, g) for rnd in self.rounds for g in rnd.games if g.result is not None)
+
+    def playing(self, round_number: int) -> int:
+        """How many are paired in round `round_number`: the players who have not withdrawn
+        before it, or the teams none of whose players has.
+
+        >>> t = Tournament((Player("a", 1), Player("b", 2, withdrawn_after=1), Player("c", 3)))
+        >>> t.playing(1), t.playing(2)
+        (3, 2)
+        """
+        playing = {p.name for p in self.players if p.plays_in(round_number)}
+        if self.teams:
+            return sum(1 for team in self.teams if playing.issuperset(team.members))
+        return len(playing)
 
     def entrants(self) -> int:
         """Who is paired: the players, or the teams of a team Swiss.

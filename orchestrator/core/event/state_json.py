@@ -48,7 +48,7 @@ class State(msgspec.Struct, frozen=True, kw_only=True):
     rounds: tuple[StateRound, ...] | None = None
     format: Format = "single"
     schedule: Schedule | None = "legs"
-    system: str = "swiss"
+    system: str | None = None  # "swiss" unless `phases` are given
     system_options: Options = msgspec.field(default_factory=Options)
     phases: tuple[Phase, ...] | None = None
     planned_rounds: Positive | None = None
@@ -130,8 +130,13 @@ def decode(data: Any) -> Tournament:
                     f"round {i + 1} game {j + 1}: a forfeit is won by one side, not drawn"
                 )
         rounds.append(Round(i + 1, raw.games, raw.bye))
+    if state.phases and state.system not in (None, state.phases[0].system):
+        raise StateError(
+            f"give either a system or phases, not both (system {state.system!r}, the first "
+            f"phase's {state.phases[0].system!r})"
+        )
     rules = Rules(
-        system=state.system,
+        system=state.system or (state.phases[0].system if state.phases else "swiss"),
         system_options=state.system_options,
         phases=state.phases or (),
         rounds=state.planned_rounds,
@@ -168,6 +173,7 @@ def validate(t: Tournament) -> None:
         seeds.add(p.seed)
     if len(t.players) < 2:
         raise StateError("a tournament needs at least two players")
+    t.rules.check_field(t.entrants())
     if t.teams or lookup(t.rules.system).teams:
         check_teams(t)
         teams = team_tournament(t)

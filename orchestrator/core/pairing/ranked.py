@@ -192,7 +192,7 @@ def _outward(
     """The unpaired players other than the one `at`, nearest to `factor` places below it
     first; at equal distance, not its last opponent, then fewer meetings, then higher."""
     top, ideal = players[at], at + factor
-    for distance in range(len(players)):
+    for distance in range(ideal + len(players)):  # the ideal place may lie past the field
         near = [
             players[i]
             for i in {ideal - distance, ideal + distance}
@@ -386,6 +386,19 @@ def pair_random(t: Tournament, options: RandomOptions) -> Draft:
     return games_of(history, pairs, bye)
 
 
+def _factor_fits(options: FactoredOptions, entrants: int) -> str | None:
+    if options.factor < entrants:
+        return None
+    return (
+        f"factor {options.factor} needs more than {options.factor} players, and the field has "
+        f"{entrants}"
+    )
+
+
+def _quartiles_fit(options: QuartileOptions, entrants: int) -> str | None:
+    return None if entrants >= 4 else f"quartiles need at least 4 players, not {entrants}"
+
+
 KOTH = System(
     "koth",
     "King of the Hill: first against second, third against fourth, ...",
@@ -399,6 +412,7 @@ FACTORED = System(
     pair_factored,
     FactoredOptions,
     noun="a factored pairing",
+    misfit=_factor_fits,
 )
 QUARTILE = System(
     "quartile",
@@ -406,6 +420,7 @@ QUARTILE = System(
     pair_quartile,
     QuartileOptions,
     noun="a quartile pairing",
+    misfit=_quartiles_fit,
 )
 RANDOM = System(
     "random",

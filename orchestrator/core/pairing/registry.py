@@ -106,6 +106,11 @@ def unlimited(entrants: int, cycles: int) -> int | None:
     return None
 
 
+def any_field(options: Any, entrants: int) -> str | None:
+    """Options that fit any field."""
+    return None
+
+
 @dataclass(frozen=True)
 class System(Generic[Opts]):
     """A pairing system: how it is named, configured and run."""
@@ -123,6 +128,8 @@ class System(Generic[Opts]):
     default_rounds: Callable[[int, int], int] = half
     #: the most rounds such an event can have, where that is fixed (a round robin's table)
     max_rounds: Callable[[int, int], int | None] = unlimited
+    #: why its options do not fit a field of so many entrants (None: they do)
+    misfit: Callable[[Opts, int], str | None] = any_field
     #: whether it may pair one phase of an event (else it is a whole event)
     phase: bool = True
     #: why a director may not fix its pairs by hand (`pair-manual`); empty: they may
@@ -154,6 +161,18 @@ class System(Generic[Opts]):
                     f"system_options: {self.name} takes {takes}, not {exc.unknown!r}"
                 ) from None
             raise StateError(f"system_options: {exc}") from None
+
+    def check_field(self, options: Mapping[str, Any], entrants: int) -> None:
+        """A `StateError` when the options do not fit a field of `entrants` players (teams).
+
+        >>> lookup("factored").check_field({"factor": 4}, 4)
+        Traceback (most recent call last):
+        ...
+        orchestrator.core.event.model.StateError: system_options: factor 4 needs more than 4 ...
+        """
+        reason = self.misfit(self.parse(options), entrants)
+        if reason is not None:
+            raise StateError(f"system_options: {reason}")
 
     def first_leg(self, t: Tournament, options: Mapping[str, Any]) -> Draft:
         """The first leg of `t`'s next round by this system."""
