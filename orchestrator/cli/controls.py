@@ -20,7 +20,7 @@ from orchestrator.cli.base import app, fail, user_errors
 from orchestrator.cli.reading import ConfigOpt, DbOpt, JsonOpt, database
 
 if TYPE_CHECKING:
-    from orchestrator.event.controls import Control
+    from orchestrator.event.controls import Control, EngineUpdate
 
 Reason = Annotated[str | None, typer.Option(help="Why (kept in the audit log).")]
 Needed = Annotated[str, typer.Option(help="Why (kept in the audit log).")]
@@ -166,8 +166,9 @@ def _option(text: str) -> tuple[str, Any]:
     return name.strip(), value
 
 
-async def _probe(path: Path, name: str, command: list[str] | None, options: dict[str, Any]) -> None:
-    """Start the updated engine once: a new binary or option is refused before it counts."""
+async def _probe(path: Path, update: EngineUpdate) -> None:
+    """Check the update against the event, then start the updated engine once: a new binary
+    or option is refused before it counts."""
     from orchestrator.config.model import EngineConfig
     from orchestrator.engines.adapter import Engine, EngineFault
     from orchestrator.event.controls import ControlRefused
@@ -180,14 +181,16 @@ async def _probe(path: Path, name: str, command: list[str] | None, options: dict
         updates = await store.engine_updates()
     finally:
         await store.close()
+    update.check(view)  # a finished event, an engine that withdrew: before anything starts
+    name, command, options = update.engine, update.command, update.options
     stored = view.settings.engines.get(name)
     if stored is None:
         raise ControlRefused(f"no engine named {name!r}")
     current_command, current_options = stored.command, dict(stored.options)
-    for update in updates:
-        if update.engine == name:
-            current_command = update.command or current_command
-            current_options.update(update.options)
+    for earlier in updates:
+        if earlier.engine == name:
+            current_command = earlier.command or current_command
+            current_options.update(earlier.options)
     engine = EngineConfig(
         name=name,
         command=tuple(command) if command else current_command,
@@ -219,14 +222,16 @@ def engine_update(
     from orchestrator.event.controls import EngineUpdate
 
     options = dict(_option(text) for text in option or [])
-    argv = shlex.split(command) if command else None
+    try:
+        argv = shlex.split(command) if command else None
+    except ValueError as exc:  # "No closing quotation"
+        raise fail(f"--command {command!r}: {exc}") from None
     if argv is None and not options:
         raise fail("engine-update needs --command or --option")
-    path = _store(db, config)
-    asyncio.run(_probe(path, engine, argv, options))
     update = EngineUpdate(
         engine=engine, command=tuple(argv) if argv else None, options=options, reason=reason
     )
+    asyncio.run(_probe(_store(db, config), update))
     _submit(db, config, update)
 
 

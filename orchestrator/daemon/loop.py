@@ -313,7 +313,9 @@ class Daemon:
 
     async def _pair(self) -> None:
         tournament = await self._tournament()
-        fixed = controls.fixed_pairs(await self.store.controls(), len(tournament.rounds) + 1)
+        number = len(tournament.rounds) + 1
+        playing = {p.name for p in tournament.players if p.plays_in(number)}
+        fixed = controls.fixed_pairs(await self.store.controls(), number, playing)
         pairing = pair_next(msgspec.structs.replace(tournament, fixed=fixed))
         games = new_games(pairing, await self.store.pairs_so_far(), self.openings)
         await self.store.add_round(

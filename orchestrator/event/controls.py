@@ -10,6 +10,8 @@ log tell the kinds apart by their class.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import getpass
 import json
 import shlex
@@ -148,20 +150,28 @@ class _GameControl(Control, frozen=True, kw_only=True):
             raise ControlRefused(f"no game {self.game} (the games of pairings --json)")
         return game
 
+    def played(self, view: EventView, game: GameRow) -> bool:
+        """Whether the game has been played (finished), or begun by an attempt that was
+        not voided since."""
+        return game.status != "pending" or any(
+            a.game == game.id and a.voided_at is None for a in view.attempts
+        )
+
 
 class Adjudicate(_GameControl, frozen=True, kw_only=True, tag="adjudicate"):
     """A running game ends at once with `result`; a finished one has its result corrected.
 
     >>> from orchestrator.event.sample import sample_view
     >>> view = sample_view()
-    >>> Adjudicate(game=2, result="1-0", reason="crash").check(view)
-    >>> for game, result in ((99, "1-0"), (2, "1:0")):
+    >>> Adjudicate(game=1, result="1/2-1/2", reason="a wrong tablebase").check(view)
+    >>> for game, result in ((99, "1-0"), (1, "1:0"), (2, "1-0")):
     ...     try:
     ...         Adjudicate(game=game, result=result, reason="why").check(view)
     ...     except ControlRefused as refused:
     ...         print(refused)
     no game 99 (the games of pairings --json)
     '1:0' is not a PGN result (1-0, 0-1 or 1/2-1/2)
+    game 2 has not started: only a game being played, or played, is adjudicated (withdraw ...
     """
 
     result: str
@@ -169,7 +179,13 @@ class Adjudicate(_GameControl, frozen=True, kw_only=True, tag="adjudicate"):
     def _check(self, view: EventView) -> None:
         if self.result not in RESULTS:
             raise ControlRefused(f"{self.result!r} is not a PGN result (1-0, 0-1 or 1/2-1/2)")
-        _changeable(view, self.row(view))
+        game = self.row(view)
+        if not self.played(view, game):
+            raise ControlRefused(
+                f"game {game.id} has not started: only a game being played, or played, is "
+                "adjudicated (withdraw an engine that will not play)"
+            )
+        _changeable(view, game)
 
     async def plan(self, store: Store, view: EventView, site: str, control: int) -> Plan:
         game = self.row(view)
@@ -202,8 +218,11 @@ class Replay(_GameControl, frozen=True, kw_only=True, tag="replay"):
 
     def _check(self, view: EventView) -> None:
         game = self.row(view)
-        if game.status == "pending" and not any(a.game == game.id for a in view.attempts):
-            raise ControlRefused(f"game {game.id} has not been played yet: nothing to replay")
+        if not self.played(view, game):
+            raise ControlRefused(
+                f"game {game.id} has not been played since it was paired or voided: "
+                "nothing to replay"
+            )
         if game.forfeit:
             raise ControlRefused(f"game {game.id} is a forfeit: its engine withdrew")
         _changeable(view, game)
@@ -237,6 +256,28 @@ class Withdraw(_EngineControl, frozen=True, kw_only=True, tag="withdraw"):
         super()._check(view)
         if self.engine in view.withdrawals:
             raise ControlRefused(f"{self.engine!r} has already withdrawn")
+        if self.engine in pending_withdrawals(view):
+            raise ControlRefused(f"{self.engine!r}'s withdrawal is already asked for")
+        after = view.rounds[-1].number if view.rounds else 0
+        if after >= view.settings.rounds:
+            return  # no round is left to pair: nothing can be wedged
+        leaving = {self.engine, *pending_withdrawals(view)}
+        t = view.tournament
+        left = msgspec.structs.replace(
+            t,
+            players=tuple(
+                msgspec.structs.replace(p, withdrawn_after=after) if p.name in leaving else p
+                for p in t.players
+            ),
+        ).playing(after + 1)
+        if left < 2:
+            who = "team" if t.teams else "engine"
+            also = " (with the withdrawals already asked for)" if len(leaving) > 1 else ""
+            raise ControlRefused(
+                f"withdrawing {self.engine!r} would leave {left} {who}{'s' if left != 1 else ''} "
+                f"to play rounds {after + 1} to {view.settings.rounds}{also}: an event needs "
+                "two (the event could not go on)"
+            )
 
     def ends(self, running: Mapping[int, tuple[str, str]]) -> list[int]:
         return [game for game, players in running.items() if self.engine in players]
@@ -266,7 +307,15 @@ class Withdraw(_EngineControl, frozen=True, kw_only=True, tag="withdraw"):
                 )
             what = "forfeited"
         games = ", ".join(str(g.id) for g in unplayed) or "none"
-        return Plan(plan, f"{engine} withdrawn after round {after}; unplayed games {what}: {games}")
+        outcome = f"{engine} withdrawn after round {after}; unplayed games {what}: {games}"
+        fixed = fixed_by(view.controls, after + 1)
+        dropped = [pair for pair in fixed[1] if engine in pair] if fixed else []
+        if fixed and dropped:
+            shown = ", ".join(f"{a}-{b}" for a, b in dropped)
+            outcome += (
+                f"; its fixed pair {shown} of round {after + 1} (control {fixed[0]}) is dropped"
+            )
+        return Plan(plan, outcome)
 
 
 class EngineUpdate(_EngineControl, frozen=True, kw_only=True, tag="engine-update"):
@@ -335,10 +384,11 @@ class PairManual(Control, frozen=True, kw_only=True, tag="pair-manual"):
         if not self.pairs:
             raise ControlRefused("pair-manual needs at least one pair WHITE-BLACK")
         seen: set[str] = set()
+        leaving = pending_withdrawals(view)
         for pair in self.pairs:
             for name in pair:
                 engine = _engine(view, name)
-                if engine in view.withdrawals:
+                if engine in view.withdrawals or engine in leaving:
                     raise ControlRefused(f"{engine!r} has withdrawn")
                 if engine in seen:
                     raise ControlRefused(f"{engine!r} is in two pairs")
@@ -349,9 +399,14 @@ class PairManual(Control, frozen=True, kw_only=True, tag="pair-manual"):
         replaced = self._replaces(view)
         shown = ", ".join(f"{a}-{b}" for a, b in self.pairs)
         again = " (its pairing made again)" if replaced else ""
+        before = fixed_by(view.controls, self.round)
+        instead = ""
+        if before is not None:
+            earlier = ", ".join(f"{a}-{b}" for a, b in before[1])
+            instead = f" in place of {earlier} (control {before[0]})"
         return Plan(
             changes.round_dropped(replaced) if replaced else [],
-            f"round {self.round}{again}: {shown} fixed; the system pairs the rest",
+            f"round {self.round}{again}: {shown} fixed{instead}; the system pairs the rest",
         )
 
 
@@ -395,9 +450,12 @@ def split_pair(text: str, names: list[str]) -> tuple[str, str]:
     return splits[0]
 
 
-def fixed_pairs(stored: list[ControlRow], number: int) -> tuple[tuple[str, str], ...]:
-    """The pairs a director fixed for round `number`: the last applied `pair-manual`."""
-    found: tuple[tuple[str, str], ...] = ()
+def fixed_by(
+    stored: list[ControlRow], number: int
+) -> tuple[int, tuple[tuple[str, str], ...]] | None:
+    """The last applied `pair-manual` of round `number` (its id and pairs), if any: a later
+    one replaces an earlier one."""
+    found = None
     for row in stored:
         if row.kind != "pair-manual" or row.applied_at is None:
             continue
@@ -405,8 +463,29 @@ def fixed_pairs(stored: list[ControlRow], number: int) -> tuple[tuple[str, str],
             continue
         control = decode(row)
         if isinstance(control, PairManual) and control.round == number:
-            found = control.pairs
+            found = (row.id, control.pairs)
     return found
+
+
+def fixed_pairs(
+    stored: list[ControlRow], number: int, playing: set[str]
+) -> tuple[tuple[str, str], ...]:
+    """The pairs a director fixed for round `number` that can be played: a pair whose engine
+    has withdrawn since is dropped (the withdrawal's outcome says so)."""
+    fixed = fixed_by(stored, number)
+    return tuple(pair for pair in fixed[1] if set(pair) <= playing) if fixed else ()
+
+
+def pending_withdrawals(view: EventView) -> set[str]:
+    """The engines whose withdrawal is asked for and not applied yet."""
+    out = set()
+    for row in view.controls:
+        if row.kind == "withdraw" and row.applied_at is None:
+            with contextlib.suppress(ControlRefused):
+                control = decode(row)
+                if isinstance(control, Withdraw):
+                    out.add(control.engine)
+    return out
 
 
 def _engine(view: EventView, name: object) -> str:
@@ -467,19 +546,22 @@ async def plan(store: Store, row: ControlRow, site: str = "?") -> tuple[AnyContr
     >>> async def adjudicate(db):
     ...     store = await Store.open(db)
     ...     try:
-    ...         asked = Adjudicate(game=2, result="0-1", reason="crash")
+    ...         asked = Adjudicate(game=1, result="0-1", reason="the clock was wrong")
     ...         await request(store, asked, ["orchestrator"], "td")
     ...         (row,) = await store.controls(pending=True)
     ...         return (await plan(store, row))[1].outcome
     ...     finally:
     ...         await store.close()
     >>> asyncio.run(adjudicate(sample_database()))
-    'game 2: 0-1 by adjudication'
+    'game 1: 0-1 by adjudication'
     """
     control: AnyControl | None = None
     try:
         control = decode(row)
         view = await view_of(store)
+        # the event as it is when this control applies: the ones given after it come later
+        applied = [c for c in view.controls if c.applied_at is not None]
+        view = dataclasses.replace(view, controls=applied)
         control.check(view)
         return control, await control.plan(store, view, site, row.id)
     except ControlRefused as refused:

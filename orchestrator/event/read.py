@@ -39,6 +39,7 @@ from orchestrator.event.settings import EventSettings
 from orchestrator.event.state import tournament
 from orchestrator.store.database import (
     AttemptRow,
+    ControlRow,
     DaemonRow,
     GameRow,
     RoundRow,
@@ -65,6 +66,7 @@ class EventView:
     finished: bool
     daemon: DaemonRow | None  # the last daemon's heartbeat
     running: bool  # whether a daemon holds the database now
+    controls: list[ControlRow]  # every control, applied or pending, in the order given
 
     @property
     def provisional(self) -> bool:
@@ -161,24 +163,26 @@ async def view_of(store: Store) -> EventView:
     >>> view.name, view.paused, view.running
     ('Sample', False, False)
     """
-    event = await store.event()
-    if event is None:
-        raise StoreError(f"{store.path}: no event has been started in this database")
-    settings = EventSettings.from_json(event.settings)
-    rounds = await store.rounds()
-    players = await store.players()
-    return EventView(
-        event.name,
-        settings,
-        rounds,
-        tournament(settings, players, rounds),
-        await store.attempts(),
-        await store.withdrawals(),
-        await store.paused(),
-        event.finished_at is not None,
-        await store.daemon(),
-        await asyncio.to_thread(held, store.path),
-    )
+    async with store.snapshot():  # one state: a control applied meanwhile is seen whole
+        event = await store.event()
+        if event is None:
+            raise StoreError(f"{store.path}: no event has been started in this database")
+        settings = EventSettings.from_json(event.settings)
+        rounds = await store.rounds()
+        players = await store.players()
+        return EventView(
+            event.name,
+            settings,
+            rounds,
+            tournament(settings, players, rounds),
+            await store.attempts(),
+            await store.withdrawals(),
+            await store.paused(),
+            event.finished_at is not None,
+            await store.daemon(),
+            await asyncio.to_thread(held, store.path),
+            await store.controls(),
+        )
 
 
 async def load_view(db: Path) -> EventView:

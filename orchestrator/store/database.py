@@ -294,6 +294,17 @@ class Store:
                 raise
             await self.db.execute("COMMIT")
 
+    @asynccontextmanager
+    async def snapshot(self) -> AsyncIterator[None]:
+        """Reads that all see one state of the database (a read transaction: what another
+        process commits meanwhile is not half seen); this connection's writers wait."""
+        async with self._writing:
+            await self.db.execute("BEGIN")
+            try:
+                yield
+            finally:
+                await self.db.execute("COMMIT")
+
     async def _scalar(self, sql: str, *args: Any) -> Any:
         async with self.db.execute(sql, args) as cur:
             row = await cur.fetchone()

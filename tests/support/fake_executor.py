@@ -5,7 +5,7 @@ real engine processes are not the point (`tests/support/daemon.py: run_in_proces
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from orchestrator.core.event.model import Result
@@ -31,13 +31,20 @@ def by_names(white: str, black: str) -> Result:
 
 class FakeExecutor:
     """Games decided by `outcome`, each `plies` engine moves long (the first legal move, a
-    score and a clock each), every move reported through `on_move` as a real game does."""
+    score and a clock each), every move reported through `on_move` as a real game does;
+    `before_result` runs before each game's result (a test gives controls there)."""
 
     label = "fake"
 
-    def __init__(self, outcome: Callable[[str, str], Result] = by_names, plies: int = 6) -> None:
+    def __init__(
+        self,
+        outcome: Callable[[str, str], Result] = by_names,
+        plies: int = 6,
+        before_result: Callable[[int], Awaitable[None]] | None = None,
+    ) -> None:
         self.outcome = outcome
         self.plies = plies
+        self.before_result = before_result  # awaited before each result (games played so far)
         self.played: list[tuple[str, str]] = []
 
     async def start(self) -> None:
@@ -64,6 +71,8 @@ class FakeExecutor:
             board.push(move)
             moves.append(record)
             await on_move(record, board)
+        if self.before_result is not None:
+            await self.before_result(len(self.played))
         result = self.outcome(spec.white.name, spec.black.name)
         self.played.append((spec.white.name, spec.black.name))
         return GameRecord(
