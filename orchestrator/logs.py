@@ -27,6 +27,50 @@ def configure(*, json: bool | None = None, level: int = logging.INFO) -> None:
         logger_factory=structlog.PrintLoggerFactory(sys.stdout),
         cache_logger_on_first_use=False,
     )
+    _libraries_through(renderer)
+
+
+class _Libraries(logging.Handler):
+    """The root logger's handler: what the libraries log (aiohttp, asyncio, distributed)
+    as `library_log` lines, rendered like the daemon's own, on the stdout of the moment."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            print(self.format(record), file=sys.stdout, flush=True)
+        except Exception:  # a log line must never take the process down
+            self.handleError(record)
+
+
+def _library_log(
+    logger: object, name: str, event: structlog.typing.EventDict
+) -> structlog.typing.EventDict:
+    record = event.get("_record")
+    event["message"] = event.pop("event")
+    event["event"] = "library_log"
+    event["logger"] = record.name if isinstance(record, logging.LogRecord) else "?"
+    return event
+
+
+def _libraries_through(renderer: structlog.typing.Processor) -> None:
+    """Send the standard library's log records (warnings and worse) through structlog: one
+    line each, JSON when the daemon's lines are, a traceback inside its line."""
+    root = logging.getLogger()
+    for handler in [h for h in root.handlers if isinstance(h, _Libraries)]:
+        root.removeHandler(handler)
+    handler = _Libraries()
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[
+                structlog.processors.add_log_level,
+                structlog.processors.TimeStamper(fmt="iso", utc=True),
+                _library_log,
+                structlog.processors.format_exc_info,
+            ],
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
+        )
+    )
+    handler.setLevel(logging.WARNING)
+    root.addHandler(handler)
 
 
 class RateLimit(logging.Filter):
@@ -60,9 +104,37 @@ class RateLimit(logging.Filter):
         return True
 
 
+class ClientFaultsInOneLine(logging.Filter):
+    """A request the client got wrong (malformed, too long: aiohttp answers 400) is one line
+    in the log, not a traceback: it is the client's fault, and a crowd of them must not
+    bury the server's own errors.
+
+    >>> from aiohttp.http_exceptions import BadStatusLine
+    >>> record = logging.LogRecord("aiohttp.server", logging.ERROR, "", 0,
+    ...                            "Error handling request from %s", ("10.0.0.1",),
+    ...                            (BadStatusLine, BadStatusLine("GARBAGE"), None))
+    >>> ClientFaultsInOneLine().filter(record), record.exc_info, record.getMessage()
+    (True, None, "Error handling request from 10.0.0.1: 400, message: Bad status line 'GARBAGE'")
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        from aiohttp.http_exceptions import HttpProcessingError
+
+        error = record.exc_info[1] if record.exc_info else None
+        if isinstance(error, HttpProcessingError):
+            record.msg, record.args = f"{record.getMessage()}: {' '.join(str(error).split())}", ()
+            record.exc_info = record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"  # the client's fault
+        return True
+
+
 def limit_server_errors() -> None:
-    """Rate-limit the error lines of the web server's libraries (asyncio, aiohttp)."""
+    """Rate-limit the error lines of the web server's libraries (asyncio, aiohttp), and
+    write a client's bad request in one line."""
     for name in ("asyncio", "aiohttp.server", "aiohttp.web", "aiohttp.access"):
         logger = logging.getLogger(name)
         if not any(isinstance(f, RateLimit) for f in logger.filters):
             logger.addFilter(RateLimit())
+    server = logging.getLogger("aiohttp.server")
+    if not any(isinstance(f, ClientFaultsInOneLine) for f in server.filters):
+        server.addFilter(ClientFaultsInOneLine())

@@ -24,11 +24,17 @@ from orchestrator.executor.cluster import DaskExecutor, security
 from orchestrator.store.database import Store
 from orchestrator.store.lock import DatabaseLock
 
-__all__ = ["CheckFailed", "check_on_workers", "probe_all", "run_event", "validate"]
+__all__ = ["CheckFailed", "EventFailed", "check_on_workers", "probe_all", "run_event", "validate"]
 
 
 class CheckFailed(OrchestratorError):
     """The game hosts of a Dask scheduler could not be reached or did not answer."""
+
+    exit_code = 1
+
+
+class EventFailed(OrchestratorError):
+    """The event failed while running (a config or input error is found before it starts)."""
 
     exit_code = 1
 
@@ -167,6 +173,8 @@ async def _run_event(
                 site.start()
             try:
                 await daemon.run()
+            except OrchestratorError as exc:  # the event, once started, failed: exit 1
+                raise EventFailed(f"the event failed: {exc}") from None
             finally:
                 if site is not None:
                     await asyncio.to_thread(site.stop)

@@ -31,8 +31,12 @@ def make_executor(config: Config) -> Executor:
     if address is not None:
         return DaskExecutor(address, section.executor, security(config))
     if section.executor == "processes":
-        log_file = section.database.with_name(section.database.name + ".dask.log")
-        return LocalProcesses(section.concurrency, log_file)
+        beside = section.database.with_name
+        return LocalProcesses(
+            section.concurrency,
+            beside(section.database.name + ".dask.log"),
+            beside(section.database.name + ".dask"),
+        )
     return LocalExecutor()
 
 

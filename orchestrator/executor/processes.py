@@ -15,7 +15,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +44,13 @@ def dask_command(*args: str) -> list[str]:
 class LocalProcesses(DaskExecutor):
     """`slots` workers of one game each, beside a scheduler on 127.0.0.1."""
 
-    def __init__(self, slots: int, log_file: Path) -> None:
+    def __init__(self, slots: int, log_file: Path, folder: Path) -> None:
         super().__init__("", "processes")
         self.slots = slots
         self.log_file = log_file
-        self.folder: Path | None = None  # the scheduler file's, made by `start`
+        #: the cluster's working folder (its scheduler file): beside the database, so that a
+        #: daemon killed with SIGKILL leaves no folder behind that the next one does not clear
+        self.folder = folder
         self.processes: list[subprocess.Popen[bytes]] = []
 
     def _spawn(self, *args: str) -> None:
@@ -66,7 +67,8 @@ class LocalProcesses(DaskExecutor):
         self.processes.append(process)
 
     async def start(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="orchestrator-dask-"))
+        shutil.rmtree(self.folder, ignore_errors=True)  # what a killed daemon left
+        self.folder.mkdir(parents=True)
         scheduler_file = self.folder / "scheduler.json"
         self._spawn(
             "scheduler",
@@ -77,6 +79,7 @@ class LocalProcesses(DaskExecutor):
         )  # fmt: skip
         host = socket.gethostname()
         for slot in range(1, self.slots + 1):
+            await asyncio.sleep(0)  # a stop asked for meanwhile is seen (`Daemon.request_stop`)
             self._spawn(
                 "worker",
                 "--scheduler-file", str(scheduler_file),
@@ -122,5 +125,4 @@ class LocalProcesses(DaskExecutor):
                 process.kill()
                 process.wait()
             HELPER_PIDS.discard(process.pid)
-        if self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
+        shutil.rmtree(self.folder, ignore_errors=True)

@@ -7,9 +7,11 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import sqlite3
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from aiohttp.test_utils import TestClient, TestServer
 from typer.testing import CliRunner
 
@@ -178,6 +180,12 @@ def test_every_count_of_a_round_s_games_agrees_in_a_team_swiss(tmp_path: Path) -
     assert status["games_total"] == 3 * 8 and status["games_finished"] == 3 * 8
     rounds = json.loads(cli(["state", "--db", str(db)])[1])["rounds"]
     assert [len(r["games"]) for r in rounds] == [8, 8, 8]
+    # the odd team's BYE, stored as the team's (it once broke the players' foreign key)
+    byes = [r["bye"] for r in rounds]
+    assert set(byes) <= {f"T{t}" for t in range(1, 6)} and len(byes) == 3
+    with sqlite3.connect(db) as conn:
+        stored = [row[0] for row in conn.execute("SELECT bye_team FROM rounds ORDER BY number")]
+    assert stored == byes
 
 
 def test_the_schedule_counts_the_rounds_to_come_with_the_same_rule(tmp_path: Path) -> None:
@@ -213,3 +221,23 @@ def test_the_schedule_counts_the_rounds_to_come_with_the_same_rule(tmp_path: Pat
     plan = schedule_data(view, datetime.now(UTC))
     first, second = (datetime.fromisoformat(r["estimated_start"]) for r in plan["coming_rounds"])
     assert (second - first).total_seconds() == 8 * plan["mean_game_s"]
+
+
+def test_a_failure_after_the_event_started_exits_1_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A config or input error ends `run` with exit 2 before anything starts; a failure of
+    the event once it runs (here a pairing the system cannot make) is exit 1, one line."""
+    from orchestrator.core.event.model import StateError
+    from orchestrator.daemon.loop import Daemon
+
+    async def cannot_pair(self: Daemon) -> None:
+        raise StateError("round 2: no pairing of the remaining players exists")
+
+    monkeypatch.setattr(Daemon, "run", cannot_pair)
+    config = event_config(tmp_path, players=["E1", "E2", "E3", "E4"], rounds=2)
+    result = CliRunner().invoke(app, ["run", str(config)])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.strip() == (
+        "orchestrator: error: the event failed: round 2: no pairing of the remaining players exists"
+    )

@@ -188,8 +188,13 @@ def test_a_swiss_on_two_workers_equals_the_same_swiss_played_locally(
         folder = tmp_path / executor.split(":")[0]
         folder.mkdir()
         config = event_config(folder, players=PLAYERS, rounds=3, extra=f'executor = "{executor}"')
+        stale = folder / "event.sqlite.dask"  # what a daemon killed with SIGKILL leaves
+        if executor == "processes":
+            stale.mkdir()
+            (stale / "scheduler.json").write_text('{"address": "tcp://127.0.0.1:1"}')
         out = run_daemon(config)
         assert out.returncode == 0, out.stderr + out.stdout[-3000:]
+        assert not stale.exists()  # cleared at the start, removed at the end
         results[executor.split(":")[0]] = outcome(folder / "event.sqlite")
         played = hosts(folder / "event.sqlite")
         assert len(played) == 18

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -13,6 +17,25 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+@contextmanager
+def serving(db: Path) -> Iterator[tuple[subprocess.Popen[str], int]]:
+    """`orchestrator serve` of `db` on a free port, as a process of its own (its stdout and
+    stderr piped, as text), and the port; killed at the end if it is still running."""
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "-m", "orchestrator", "serve", "--db", str(db), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield server, port
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.communicate()
 
 
 def descendants(root: int | None = None) -> list[tuple[int, str, str]]:

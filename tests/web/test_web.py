@@ -21,6 +21,7 @@ from orchestrator.web.app import make_app
 from orchestrator.web.push import HUB
 from orchestrator.web.server import capped
 from tests.support.daemon import event_config, run_daemon
+from tests.support.processes import serving
 
 EVIL = "<script>alert(1)</script>"
 PLAYERS = [EVIL, 'Quote"Engine', "E03", "E04", "E05"]
@@ -402,24 +403,12 @@ def test_serve_on_a_damaged_database_answers_503_and_stops_on_sigterm(
     event: Path, tmp_path: Path
 ) -> None:
     import signal
-    import socket
-    import subprocess
-    import sys
     import time
     import urllib.error
     import urllib.request
 
     damaged = damaged_copy(event / "event.sqlite", tmp_path / "damaged.sqlite")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = subprocess.Popen(
-        [sys.executable, "-m", "orchestrator", "serve", "--db", str(damaged), "--port", str(port)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
+    with serving(damaged) as (server, port):
         status = None
         for _ in range(300):
             try:
@@ -432,9 +421,38 @@ def test_serve_on_a_damaged_database_answers_503_and_stops_on_sigterm(
         assert status == 503
         server.send_signal(signal.SIGTERM)
         out, err = server.communicate(timeout=30)
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
     assert server.returncode == 0, err
     assert "Traceback" not in out + err
+
+
+def test_a_malformed_request_is_one_line_in_the_serve_log(event: Path) -> None:
+    """The client gets its 400, and the log one line naming the fault, not a traceback."""
+    import signal
+    import socket
+    import time
+
+    with serving(event / "event.sqlite") as (server, port):
+        answers = []
+        deadline = time.monotonic() + 60
+        while len(answers) < 3 and time.monotonic() < deadline:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
+                    conn.sendall(b"GET / HTTP/9\r\n\r\n")
+                    answers.append(conn.recv(200))
+            except OSError:
+                time.sleep(0.1)
+        assert len(answers) == 3 and all(
+            b" 400 Bad Request" in a.split(b"\r\n")[0] for a in answers
+        ), answers
+        server.send_signal(signal.SIGTERM)
+        out, err = server.communicate(timeout=30)
+    assert "Traceback" not in out + err
+    faults = [json.loads(line) for line in out.splitlines() if "Error handling request" in line]
+    assert len(faults) == 3, out + err
+    for fault in faults:
+        assert (fault["event"], fault["level"], fault["logger"]) == (
+            "library_log",
+            "warning",
+            "aiohttp.server",
+        )
+        assert "400, message: Bad status line" in fault["message"]
