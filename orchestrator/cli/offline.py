@@ -83,6 +83,11 @@ def schema(
         typer.echo(json.dumps(state_schema(), indent=1))
 
 
+#: rounds a simulation of an event that ends itself may take at most (a knockout's tiebreak
+#: pairs are capped, so it ends well before)
+UNTIL_OVER = 100_000
+
+
 class FormatOpt(StrEnum):
     single = "single"
     double = "double"
@@ -126,7 +131,14 @@ def simulate(
     from orchestrator.core.event.simulation import simulate as run_simulation
     from orchestrator.core.event.standings import TCEC_ORDER, Tiebreak
     from orchestrator.core.pairing import lookup
-    from orchestrator.event.export import standings_table, team_table
+    from orchestrator.event.export import (
+        bracket_data,
+        bracket_text,
+        head_to_head,
+        head_to_head_text,
+        standings_table,
+        team_table,
+    )
     from orchestrator.event.settings import EventSettings
     from orchestrator.event.state import seeded_players, tournament
 
@@ -172,9 +184,13 @@ def simulate(
     if config is not None and system is None:
         default = config.total_rounds()
     else:
-        default = max(len(start.rounds), paired_by.default_rounds(size, rules.cycles))
+        default = max(
+            len(start.rounds), paired_by.planned(size, rules.cycles, rules.system_options)
+        )
     total = rounds or default
-    most = paired_by.max_rounds(size, rules.cycles)
+    if paired_by.ends_itself and not rounds:
+        total = len(start.rounds) + UNTIL_OVER  # played until its pairing says it is over
+    most = paired_by.most(size, rules.cycles, rules.system_options)
     if most is not None and total > most:
         raise fail(f"{paired_by.noun} of {size} players has only {most} rounds")
     if total < len(start.rounds):
@@ -209,4 +225,8 @@ def simulate(
     typer.echo("")
     if final.teams:
         typer.echo(team_table(final))
+    if final.rules.system == "knockout":
+        typer.echo(bracket_text(bracket_data(final)))
+    elif final.rules.system == "match":
+        typer.echo(head_to_head_text(head_to_head(final)))
     typer.echo(standings_table(final, order), nl=False)

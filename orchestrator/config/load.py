@@ -205,7 +205,12 @@ def _check_event(config: Config) -> None:
     except StateError as exc:
         raise ConfigError(f"{path}: [tournament] {exc}") from None
     system = lookup(section.system)
-    most = system.max_rounds(len(config.engines), section.cycles)
+    if system.ends_itself and section.rounds is not None:
+        raise ConfigError(
+            f"{path}: [tournament] rounds: {system.noun} ends when its pairing is done "
+            "(its length follows from system_options): leave rounds out"
+        )
+    most = system.most(len(config.engines), section.cycles, section.system_options)
     if section.rounds is not None and most is not None and section.rounds > most:
         cycles = f" and {section.cycles} cycles" if section.cycles > 1 else ""
         raise ConfigError(

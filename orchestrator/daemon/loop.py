@@ -25,14 +25,15 @@ from orchestrator.config.model import Config
 from orchestrator.core.errors import DaemonFault
 from orchestrator.core.event.model import Tournament
 from orchestrator.core.event.standings import standings
+from orchestrator.core.game.clock import TimeControl
 from orchestrator.core.game.openings import Opening
 from orchestrator.core.game.record import GameRecord, MoveRecord, score_text
-from orchestrator.core.pairing import pair_next
+from orchestrator.core.pairing import lookup, pair_next
 from orchestrator.core.pairing.teams import board_tags, team_standings
 from orchestrator.daemon.outputs import PgnFiles, TcecFiles, remove_leftovers, write_standings
 from orchestrator.daemon.system import notify, own_children, sweep_orphans, watchdog_interval
 from orchestrator.event import controls
-from orchestrator.event.export import slug
+from orchestrator.event.export import round_tag, slug
 from orchestrator.event.read import STRIKES, view_of
 from orchestrator.event.resume import StartedEvent
 from orchestrator.event.state import OpeningChoice, new_games, tournament
@@ -172,7 +173,9 @@ class Daemon:
     async def _rounds(self) -> None:
         """One tick at a time: apply pending controls, start the games that may start, wait
         for a game to end, a control, or a second; pair and finish rounds as they come."""
-        total = self.event.settings.rounds
+        settings = self.event.settings
+        # a knockout ends when its final is decided (`_pair` finds it over), others by rounds
+        total = None if lookup(settings.system).ends_itself else settings.rounds
         await asyncio.to_thread(remove_leftovers, self.folder)
         await self._write_outputs(None)
         running: dict[int, _Running] = {}
@@ -193,13 +196,14 @@ class Daemon:
                     continue
                 if current is not None and current.finished_at is None:
                     await self._finish_round(current)
-                elif current is not None and current.number >= total:
+                elif current is not None and total is not None and current.number >= total:
                     await self._finish_event()
                     return
                 elif self.paused:
                     await self._wait(running)
-                else:
-                    await self._pair()
+                elif not await self._pair():
+                    await self._finish_event()
+                    return
         finally:
             await self._stop_games([r.task for r in running.values()])
             running.clear()
@@ -311,12 +315,15 @@ class Daemon:
         command = ["strikes", "=", str(self.event.settings.strikes)]
         await controls.request(self.store, asked, command, user="orchestrator")
 
-    async def _pair(self) -> None:
+    async def _pair(self) -> bool:
+        """Pair and store the next round; False when the event's system says it is over."""
         tournament = await self._tournament()
         number = len(tournament.rounds) + 1
         playing = {p.name for p in tournament.players if p.plays_in(number)}
         fixed = controls.fixed_pairs(await self.store.controls(), number, playing)
         pairing = pair_next(msgspec.structs.replace(tournament, fixed=fixed))
+        if pairing.finished:
+            return False
         games = new_games(pairing, await self.store.pairs_so_far(), self.openings)
         await self.store.add_round(
             pairing.round,
@@ -333,6 +340,7 @@ class Daemon:
             dropped_rounds=pairing.dropped_rounds,
             fixed=len(fixed),
         )
+        return True
 
     async def _finish_round(self, rnd: RoundRow) -> None:
         await self.store.finish_round(rnd.number)
@@ -344,7 +352,10 @@ class Daemon:
         await self._write_outputs(None, standings=True)
         view = await view_of(self.store)
         final = view.standings_tournament()
-        if final.teams:  # a team Swiss is won by a team
+        places = pair_next(final).places if lookup(final.rules.system).ends_itself else ()
+        if places:  # a knockout is won by its final
+            winner = [places[0][1]]
+        elif final.teams:  # a team Swiss is won by a team
             teams = team_standings(final)
             winner = [line.name for line in teams if line.place == teams[0].place]
         else:
@@ -371,7 +382,7 @@ class Daemon:
         spec = GameSpec(
             white=self.config.engine(game.white),
             black=self.config.engine(game.black),
-            tc=settings.tc,
+            tc=TimeControl.parse(game.tc) if game.tc else settings.tc,
             opening=game.opening,
             adjudication=self.config.adjudication,
             timemargin_ms=settings.timemargin_ms,
@@ -424,7 +435,7 @@ class Daemon:
             record,
             event=self.name,
             site=settings.site,
-            round_tag=f"{rnd.number}.{game.number}",
+            round_tag=round_tag(rnd.number, game),
             options=(spec.white.options, spec.black.options),
             comments=settings.pgn_comments,
             rules=self.config.adjudication,
@@ -506,8 +517,7 @@ class Daemon:
         """The game's place in the whole event, and the event's expected number of games."""
         earlier = await self.store.games_before(rnd.number)
         settings = self.event.settings
-        per_round = tournament(settings, self.event.players).games_per_round()
-        return earlier + game.number, per_round * settings.rounds
+        return earlier + game.number, tournament(settings, self.event.players).games_planned()
 
     def _log_finished(self, record: GameRecord, context: dict[str, object]) -> None:
         if record.host is not None:

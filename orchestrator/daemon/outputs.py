@@ -26,6 +26,7 @@ from orchestrator.event.read import EventView, standings_json, standings_notes
 from orchestrator.event.tcec_files import (
     LiveMove,
     crosstable_json,
+    eventcrosstable_json,
     live_json,
     live_move,
     live_pgn,
@@ -186,6 +187,8 @@ class TcecFiles:
     def event(self, view: EventView, ratings: dict[str, float]) -> None:
         self._queue("schedule.json", lambda: json.dumps(schedule_json(view), indent=1))
         self._queue("crosstable.json", lambda: json.dumps(crosstable_json(view, ratings), indent=1))
+        if view.settings.system == "knockout":  # TCEC's Cup viewer draws its bracket
+            self._queue("Eventcrosstable.json", lambda: json.dumps(eventcrosstable_json(view)))
 
     def _game_files(
         self, game: int, live: _FollowedGame | None = None, reason: str | None = None

@@ -12,16 +12,20 @@ from typing import Literal, NotRequired, TypedDict
 
 __all__ = [
     "AuditEntry",
+    "BracketJSON",
+    "BracketMatchJSON",
     "ComingRound",
     "DaemonJSON",
     "ExportedGame",
     "GameEvent",
     "GameJSON",
     "GameSummary",
+    "HeadToHeadJSON",
     "MatchJSON",
     "MoveEvent",
     "MoveJSON",
     "OverviewJSON",
+    "PlaceJSON",
     "PlacedJSON",
     "RoundEvent",
     "RoundGameJSON",
@@ -30,6 +34,7 @@ __all__ = [
     "ScheduleGame",
     "ScheduleJSON",
     "Side",
+    "StageJSON",
     "StandingJSON",
     "StandingsJSON",
     "TeamStandingJSON",
@@ -184,12 +189,65 @@ class TeamStandingJSON(PlacedJSON):
     players: list[str]
 
 
+class BracketMatchJSON(TypedDict):
+    """A knockout's match: its engines (None while not known, or a BYE), their points, its
+    games' ids in order, and who goes on once it is over."""
+
+    match: int
+    name: str
+    upper: str | None
+    lower: str | None
+    upper_seed: int | None
+    lower_seed: int | None
+    points: list[float]
+    games: list[int]
+    winner: str | None
+    loser: str | None
+
+
+class StageJSON(TypedDict):
+    stage: int
+    name: str
+    matches: list[BracketMatchJSON]
+
+
+class PlaceJSON(TypedDict):
+    place: str
+    name: str
+
+
+class BracketJSON(TypedDict):
+    """A knockout's bracket: every stage (those to come with engines not yet known), the
+    stage being played, and the final places once it is over."""
+
+    stages: list[StageJSON]
+    current: int
+    places: list[PlaceJSON]
+
+
+class HeadToHeadJSON(TypedDict):
+    """A two-engine match: the score from the first engine's side, and the Elo difference
+    it implies with its 95% margin (None where unbounded)."""
+
+    engines: list[str]
+    points: list[float]
+    wins: int
+    draws: int
+    losses: int
+    games: int
+    planned: int
+    elo: float | None
+    margin: float | None
+
+
 class StandingsJSON(TypedDict):
     event: str
     rounds: int
     provisional: bool
     standings: list[StandingJSON]
     teams: NotRequired[list[TeamStandingJSON]]
+    bracket: NotRequired[BracketJSON]
+    match: NotRequired[HeadToHeadJSON]
 
 
 class DaemonJSON(TypedDict):

@@ -31,6 +31,7 @@ from orchestrator.core.game.openings import START
 from orchestrator.core.game.record import GameRecord, Termination
 from orchestrator.core.pairing import lookup
 from orchestrator.core.pairing.teams import board_tags
+from orchestrator.event.export import round_tag
 from orchestrator.event.read import STRIKES, EventView, view_of
 from orchestrator.game.pgn import amend, to_pgn
 from orchestrator.store import changes
@@ -578,7 +579,7 @@ def _pgn(view: EventView, game: GameRow, record: GameRecord, site: str, details:
         record,
         event=view.name,
         site=site,
-        round_tag=f"{game.round}.{game.number}",
+        round_tag=round_tag(game.round, game),
         details=details,
         comments=view.settings.pgn_comments,
         rules=view.settings.adjudication,

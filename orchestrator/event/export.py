@@ -9,10 +9,27 @@ import re
 from collections.abc import Mapping, Sequence
 
 from orchestrator.core.event.model import Tournament
-from orchestrator.core.event.standings import TIEBREAKS, Entry, Line, Tiebreak, mark, standings
+from orchestrator.core.event.standings import (
+    TIEBREAKS,
+    Entry,
+    Line,
+    Tiebreak,
+    elo_difference,
+    mark,
+    standings,
+)
+from orchestrator.core.pairing import lookup
 from orchestrator.core.pairing.teams import team_standings
-from orchestrator.event.api import PlacedJSON, StandingJSON, TeamStandingJSON
-from orchestrator.store.database import RoundRow
+from orchestrator.event.api import (
+    BracketJSON,
+    BracketMatchJSON,
+    HeadToHeadJSON,
+    PlacedJSON,
+    StageJSON,
+    StandingJSON,
+    TeamStandingJSON,
+)
+from orchestrator.store.database import GameRow, RoundRow
 
 
 def slug(name: str) -> str:
@@ -23,6 +40,19 @@ def slug(name: str) -> str:
     """
     cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
     return cleaned if cleaned.strip(".") else "event"
+
+
+def round_tag(round_number: int, game: GameRow) -> str:
+    """A game's PGN `Round` tag: `round.game`, or a knockout's `stage.match.game`.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> game = sample_view().rounds[0].games[1]
+    >>> round_tag(1, game)
+    '1.2'
+    """
+    if game.stage is not None:
+        return f"{game.stage}.{game.slot}.{game.match_game}"
+    return f"{round_number}.{game.number}"
 
 
 def round_pgn(rnd: RoundRow) -> str:
@@ -62,7 +92,178 @@ def standings_text(
     table = standings_table(tournament, order)
     if tournament.teams:
         table = f"{team_table(tournament)}\nBoards\n\n{table}"
+    system = tournament.rules.system
+    if system == "knockout":
+        table = bracket_text(bracket_data(tournament)) + "\n" + table
+    elif system == "match":
+        table = head_to_head_text(head_to_head(tournament)) + "\n" + table
     return table + (f"\n{listed}" if listed else "") + "\n" + crosstable(tournament, order)
+
+
+def bracket_data(
+    tournament: Tournament, ids: Mapping[tuple[int, int, int], int] | None = None
+) -> BracketJSON:
+    """A knockout's bracket as the `--json` outputs give it: every stage (those to come
+    with their engines not yet known), each match's points and game ids (from `ids`, by
+    stage, match and game number), and the final places once it is over.
+
+    >>> from orchestrator.core.event.model import Game, Player, Round, Rules
+    >>> players = tuple(Player(n, s) for s, n in enumerate("ABC", 1))
+    >>> one = Round(1, (Game("C", "B", "0-1"),))
+    >>> data = bracket_data(Tournament(players, (one,), Rules(system="knockout")))
+    >>> [(m["upper"], m["lower"], m["points"], m["winner"]) for m in data["stages"][0]["matches"]]
+    [('A', None, [0.0, 0.0], 'A'), ('B', 'C', [1.0, 0.0], None)]
+    >>> [m["name"] for m in data["stages"][1]["matches"]], data["current"]
+    (['Final'], 1)
+    """
+    from orchestrator.core.pairing.knockout import KnockoutOptions, bracket, stage_name, stages_of
+
+    options: KnockoutOptions = lookup("knockout").parse(tournament.rules.system_options)
+    played = bracket(tournament, options)
+    seeds = {p.name: p.seed for p in tournament.players}
+    stages = stages_of(len(tournament.players))
+    ids = ids or {}
+    out: list[StageJSON] = []  # the stages played, then those to come
+    for number in range(1, stages + 1):
+        last = number == stages
+        if number <= len(played.stages):
+            matches: list[BracketMatchJSON] = []
+            for m in played.stages[number - 1]:
+                points = [*m.points] if m.upper and m.lower else [0.0, 0.0]
+                keys = [(number, m.number, k) for k in range(1, len(m.games) + 1)]
+                matches.append(
+                    {
+                        "match": m.number,
+                        "name": _match_name(number, stages, m.number),
+                        "upper": m.upper,
+                        "lower": m.lower,
+                        "upper_seed": seeds.get(m.upper or ""),
+                        "lower_seed": seeds.get(m.lower or ""),
+                        "points": points,
+                        "games": [ids[key] for key in keys if key in ids],
+                        "winner": m.winner,
+                        "loser": m.loser,
+                    }
+                )
+        else:
+            count = 2 ** (stages - number) + (1 if last and options.bronze_games else 0)
+            matches = [
+                {
+                    "match": k,
+                    "name": _match_name(number, stages, k),
+                    "upper": None,
+                    "lower": None,
+                    "upper_seed": None,
+                    "lower_seed": None,
+                    "points": [0.0, 0.0],
+                    "games": [],
+                    "winner": None,
+                    "loser": None,
+                }
+                for k in range(1, count + 1)
+            ]
+        out.append({"stage": number, "name": stage_name(number, stages), "matches": matches})
+    return {
+        "stages": out,
+        "current": played.current,
+        "places": [{"place": place, "name": name} for place, name in played.places],
+    }
+
+
+def _match_name(stage: int, stages: int, number: int) -> str:
+    if stage == stages:
+        return "Final" if number == 1 else "Bronze"
+    return f"Match {number}"
+
+
+def bracket_text(data: BracketJSON) -> str:
+    """A knockout's bracket as text: stage by stage, each match's engines (with their seeds)
+    and score, who goes on; then the final places.
+
+    >>> from orchestrator.core.event.model import Game, Player, Round, Rules
+    >>> players = (Player("A", 1), Player("B", 2))
+    >>> played = (Round(1, (Game("B", "A", "0-1"),)), Round(2, (Game("A", "B", "1/2-1/2"),)))
+    >>> print(bracket_text(bracket_data(Tournament(players, played, Rules(system="knockout")))))
+    Final
+      Final: A (1) 1.5 - 0.5 B (2): A goes on
+    <BLANKLINE>
+    Places: 1 A, 2 B
+    <BLANKLINE>
+    """
+    lines = []
+    for stage in data["stages"]:
+        lines.append(stage["name"])
+        for m in stage["matches"]:
+            upper = f"{m['upper']} ({m['upper_seed']})" if m["upper"] else "BYE"
+            lower = f"{m['lower']} ({m['lower_seed']})" if m["lower"] else "BYE"
+            if m["upper"] is None and m["lower"] is None:
+                upper = lower = "?"
+            score = " - ".join(_num(p) for p in m["points"])
+            if "BYE" in (upper, lower):
+                score = "-"
+            goes = f": {m['winner']} goes on" if m["winner"] else ""
+            lines.append(f"  {m['name']}: {upper} {score} {lower}{goes}")
+        lines.append("")
+    if data["places"]:
+        lines.append("Places: " + ", ".join(f"{p['place']} {p['name']}" for p in data["places"]))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def head_to_head(tournament: Tournament) -> HeadToHeadJSON:
+    """A two-engine match's score from the first seed's side and the Elo difference.
+
+    >>> from orchestrator.core.event.model import Game, Player, Round, Rules
+    >>> games = (Game("A", "B", "1-0"), Game("B", "A", "1/2-1/2"))
+    >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, games),), Rules(system="match"))
+    >>> data = head_to_head(t)
+    >>> data["points"], data["wins"], data["draws"], data["losses"], data["planned"]
+    ([1.5, 0.5], 1, 1, 0, 2)
+    """
+    first, second = (p.name for p in tournament.by_seed())
+    wins = draws = losses = 0
+    for _, g in tournament.finished_games():
+        points = g.points(first)
+        wins, draws, losses = (
+            wins + (points == 1.0),
+            draws + (points == 0.5),
+            losses + (points == 0.0),
+        )
+    elo = elo_difference(wins, draws, losses)
+    planned = lookup("match").parse(tournament.rules.system_options).games
+    return {
+        "engines": [first, second],
+        "points": [wins + draws / 2, losses + draws / 2],
+        "wins": wins,
+        "draws": draws,
+        "losses": losses,
+        "games": wins + draws + losses,
+        "planned": planned,
+        "elo": elo.difference,
+        "margin": elo.margin,
+    }
+
+
+def head_to_head_text(data: HeadToHeadJSON) -> str:
+    """A match's score as text, with the Elo difference it implies.
+
+    >>> print(head_to_head_text({"engines": ["A", "B"], "points": [5.5, 4.5], "wins": 3,
+    ...     "draws": 5, "losses": 2, "games": 10, "planned": 100, "elo": 34.9, "margin": 141.2}))
+    Match: A 5.5 - 4.5 B after 10 of 100 games (+3 =5 -2)
+    Elo difference: +34.9 +/- 141.2 (95%)
+    <BLANKLINE>
+    """
+    first, second = data["engines"]
+    a, b = (_num(p) for p in data["points"])
+    line = (
+        f"Match: {first} {a} - {b} {second} after {data['games']} of {data['planned']} games "
+        f"(+{data['wins']} ={data['draws']} -{data['losses']})"
+    )
+    elo, margin = data["elo"], data["margin"]
+    shown = "unbounded" if elo is None else f"{elo:+.1f}"
+    if margin is not None:
+        shown += f" +/- {margin:.1f} (95%)"
+    return f"{line}\nElo difference: {shown}\n"
 
 
 _SHORT = {

@@ -33,7 +33,7 @@ from orchestrator.event.api import (
     StandingsJSON,
     VoidedJSON,
 )
-from orchestrator.event.export import standings_data, team_data
+from orchestrator.event.export import bracket_data, head_to_head, standings_data, team_data
 from orchestrator.event.feed import move_json
 from orchestrator.event.settings import EventSettings
 from orchestrator.event.state import tournament
@@ -218,6 +218,17 @@ def standings_json(view: EventView) -> StandingsJSON:
     }
     if view.tournament.teams:
         out["teams"] = team_data(view.standings_tournament())
+    system = view.settings.system
+    if system == "knockout":
+        ids = {
+            (g.stage, g.slot, g.match_game): g.id
+            for r in view.rounds
+            for g in r.games
+            if g.stage is not None and g.slot is not None and g.match_game is not None
+        }
+        out["bracket"] = bracket_data(view.standings_tournament(), ids)
+    elif system == "match":
+        out["match"] = head_to_head(view.standings_tournament())
     return out
 
 
@@ -439,13 +450,12 @@ async def overview_json(view: EventView, store: Store) -> OverviewJSON:
     total = view.settings.rounds
     table = standings_json(view)
     played = sum(1 for r in view.rounds for g in r.games if g.status == "finished")
-    per_round = view.tournament.games_per_round()
     out: OverviewJSON = {
         "event": view.name,
         "round": view.rounds[-1].number if view.rounds else 0,
         "rounds": total,
         "games_finished": played,
-        "games_total": per_round * total if total else None,
+        "games_total": view.tournament.games_planned() if total else None,
         "games_running": running,
         "games_interrupted": [
             g.id for r in view.rounds for g in r.games if view.status(g) == "interrupted"
@@ -510,7 +520,7 @@ def schedule_data(view: EventView, now: datetime) -> ScheduleJSON:
                 "estimated_start": None if estimate is None else estimate.isoformat("T", "seconds"),
             }
         )
-    per_round = view.tournament.games_per_round()
+    per_round = -(-view.tournament.games_planned() // max(1, view.settings.rounds))
     start = max(slots)
     coming: list[ComingRound] = []
     for number in range(len(view.rounds) + 1, view.settings.rounds + 1):

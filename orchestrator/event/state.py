@@ -62,7 +62,11 @@ def tournament(
         rounds=tuple(
             Round(
                 r.number,
-                tuple(Game(g.white, g.black, g.result, g.forfeit) for g in r.games if g.result),
+                tuple(
+                    Game(g.white, g.black, g.result, g.forfeit, g.stage, g.slot, g.match_game, g.tc)
+                    for g in r.games
+                    if g.result
+                ),
                 r.bye,
             )
             for r in rounds
@@ -108,9 +112,25 @@ def new_games(pairing: Pairing, first_pair: int, openings: OpeningChoice) -> lis
     >>> pairing = Pairing(3, (Game("A", "B"), Game("B", "A")))
     >>> [(g.number, g.pair, g.white) for g in new_games(pairing, 7, OpeningChoice(()))]
     [(1, 7, 'A'), (2, 7, 'B')]
+
+    A system that numbers its openings itself (a knockout) gives each game's number:
+
+    >>> knockout = Pairing(5, (Game("A", "B", stage=2, match=1, number=3),), openings=(4,))
+    >>> [(g.pair, g.stage, g.slot, g.match_game) for g in new_games(knockout, 7, OpeningChoice(()))]
+    [(4, 2, 1, 3)]
     """
-    pairs = pair_numbers(pairing.games, first_pair)
+    pairs = list(pairing.openings) or pair_numbers(pairing.games, first_pair)
     return [
-        NewGame(number, pair, game.white, game.black, openings.for_pair(pair))
+        NewGame(
+            number,
+            pair,
+            game.white,
+            game.black,
+            openings.for_pair(pair),
+            game.stage,
+            game.match,
+            game.number,
+            game.tc,
+        )
         for number, (game, pair) in enumerate(zip(pairing.games, pairs, strict=True), start=1)
     ]

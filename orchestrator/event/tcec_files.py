@@ -335,3 +335,122 @@ def crosstable_json(view: EventView, ratings: dict[str, float] | None = None) ->
             result["Text"] += mark(points)
             result["Scores"].append({"Game": number, "Result": points, "Winner": winner})
     return {"Event": view.name, "Order": [line.name for line in lines], "Table": table}
+
+
+class CupEntry(TypedDict):
+    """An engine of a first-stage match, as the viewer's bracket reads it (`teams`)."""
+
+    name: str
+    winner: bool  # it won a match (the viewer marks it the winner where it scored more)
+    score: float
+    flag: str  # the short name its logo is found by
+
+
+class CupResult(TypedDict):
+    """An engine of a played match (`matchresults`): its points (`origscore`), whether it
+    leads an unfinished match (1), trails it (0), or the match is over (-1)."""
+
+    name: str
+    lead: int
+    score: float
+    manual: int
+    origscore: float
+
+
+class CupMatch(TypedDict):
+    """A row of the viewer's event table (`EventTable`)."""
+
+    Engines: str
+    Winner: str
+    Runner: str
+    Games: int
+    Points: str
+    Crashes: str
+    Score: str
+    Gamesno: str
+
+
+class EventCrosstableJSON(TypedDict):
+    """`Eventcrosstable.json`: a knockout as TCEC's Cup viewer reads it (tcecgui
+    `create_cup`, `create_bracket`; written by its `crosscupnew.js`)."""
+
+    EventTable: dict[str, CupMatch]
+    teams: list[list[CupEntry]]
+    matchresults: list[list[CupResult]]
+    results: list[list[list[list[float]]]]
+
+
+def eventcrosstable_json(view: EventView) -> EventCrosstableJSON:
+    """`Eventcrosstable.json` of a knockout: the first stage's matches in bracket order
+    (`teams`), every match begun with its points (`matchresults`, and `EventTable`, whose
+    `Gamesno` are schedule numbers), and each stage's results in bracket order (`results`:
+    [upper, lower] for a match that is over, [0, 0] for one that is not).
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> data = eventcrosstable_json(sample_view())  # not a knockout: empty
+    >>> data["teams"], data["results"]
+    ([], [[]])
+    """
+    from orchestrator.core.pairing import lookup
+    from orchestrator.core.pairing.knockout import bracket, stages_of
+
+    out: EventCrosstableJSON = {"EventTable": {}, "teams": [], "matchresults": [], "results": [[]]}
+    if view.settings.system != "knockout":
+        return out
+    schedule = {
+        (g.stage, g.slot, g.match_game): number
+        for number, g in enumerate((g for r in view.rounds for g in r.games), start=1)
+    }
+    played = view.standings_tournament()
+    b = bracket(played, lookup("knockout").parse(played.rules.system_options))
+    won = {m.winner for stage in b.stages for m in stage if m.winner}
+    out["teams"] = [
+        [_cup_entry(m.upper, m.points[0], won), _cup_entry(m.lower, m.points[1], won)]
+        for m in b.stages[0]
+    ]
+    for stage in b.stages:
+        results: list[list[float]] = []
+        for m in stage:
+            over = m.winner is not None and m.upper is not None and m.lower is not None
+            results.append([*m.points] if over else [0.0, 0.0])
+            if m.upper is None or m.lower is None or not m.games:
+                continue
+            upper, lower = m.points
+            out["matchresults"].append(
+                [_cup_result(m.upper, upper, lower, over), _cup_result(m.lower, lower, upper, over)]
+            )
+            first, second = (m.lower, m.upper) if m.winner == m.lower else (m.upper, m.lower)
+            numbers = [schedule.get((m.stage, m.number, k)) for k in range(1, len(m.games) + 1)]
+            out["EventTable"][f"Match {len(out['matchresults'])}"] = {
+                "Engines": f"{m.upper} v {m.lower}",
+                "Winner": first,
+                "Runner": second,
+                "Games": len(m.games),
+                "Points": f"{upper:g}-{lower:g}",
+                "Crashes": "0-0",
+                "Score": "".join(mark(g.points(first)) for g in m.games),
+                "Gamesno": ",".join(str(n) for n in numbers if n is not None),
+            }
+        out["results"][0].append(results)
+    for _ in range(len(b.stages), stages_of(len(played.players))):  # the stages to come
+        out["results"][0].append([])
+    return out
+
+
+def _cup_entry(name: str | None, points: float, won: set[str]) -> CupEntry:
+    return {
+        "name": name or "",
+        "winner": name is not None and name in won,
+        "score": points,
+        "flag": (name or "").split(" ")[0],
+    }
+
+
+def _cup_result(name: str, points: float, other: float, over: bool) -> CupResult:
+    return {
+        "name": name,
+        "lead": -1 if over else int(points > other),
+        "score": -1 if over else points,
+        "manual": 0,
+        "origscore": points,
+    }

@@ -54,6 +54,10 @@ class NewGame:
     white: str
     black: str
     opening: Opening | None
+    stage: int | None = None  # a knockout's: its stage, match (slot) and number in the match
+    slot: int | None = None
+    match_game: int | None = None
+    tc: str | None = None  # its time control, where it is not the event's
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,10 @@ class GameRow:
     forfeit: bool
     details: str | None  # PGN TerminationDetails: a director's decision
     host: str | None  # the game host it ran on (None: in the daemon)
+    stage: int | None  # a knockout's game: its stage, its match's slot in the stage ...
+    slot: int | None
+    match_game: int | None  # ... and its number in the match
+    tc: str | None  # its time control where it is not the event's (a tiebreak pair's)
 
     @property
     def duration_s(self) -> float | None:
@@ -229,6 +237,12 @@ def _game(row: aiosqlite.Row) -> GameRow:
     values[_FAULT] = _fault(values[_FAULT])
     values[_FORFEIT] = bool(values[_FORFEIT])
     return GameRow(*values)
+
+
+def _game_values(g: NewGame) -> tuple[object, ...]:
+    """A new game's columns after its round, in the order `add_round` inserts them."""
+    return (g.number, g.pair, g.white, g.black, _opening_json(g.opening), g.stage, g.slot,
+            g.match_game, g.tc)  # fmt: skip
 
 
 class Store:
@@ -384,12 +398,9 @@ class Store:
                 (number, player, team, dropped_rounds, now()),
             )
             await self.db.executemany(
-                "INSERT INTO games (round, number, pair, white, black, opening) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                [
-                    (number, g.number, g.pair, g.white, g.black, _opening_json(g.opening))
-                    for g in games
-                ],
+                "INSERT INTO games (round, number, pair, white, black, opening, stage, slot, "
+                "match_game, tc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [(number, *_game_values(g)) for g in games],
             )
 
     async def rounds(self, number: int | None = None) -> list[RoundRow]:

@@ -126,6 +126,15 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE rounds ADD COLUMN bye_team TEXT;
     """,
+    # 7: a knockout's game: its stage, its match's place in the stage (slot), its number in
+    # the match; and the time control of a game that is not played at the event's (a
+    # tiebreak pair's)
+    """
+    ALTER TABLE games ADD COLUMN stage INTEGER;
+    ALTER TABLE games ADD COLUMN slot INTEGER;
+    ALTER TABLE games ADD COLUMN match_game INTEGER;
+    ALTER TABLE games ADD COLUMN tc TEXT;
+    """,
 ]
 
 VERSION = len(MIGRATIONS)

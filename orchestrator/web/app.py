@@ -303,6 +303,7 @@ def make_app(db: Path) -> web.Application:
     routes: list[tuple[str, Handler]] = [
         ("/", overview_page),
         ("/standings", standings_page),
+        ("/bracket", standings_page),  # a knockout's standings are its bracket
         ("/crosstable", crosstable_page),
         ("/schedule", schedule_page),
         ("/api/schedule", api_schedule),

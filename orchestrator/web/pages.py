@@ -7,7 +7,10 @@ from html import escape
 from orchestrator.core.game.clock import hms
 from orchestrator.event.api import (
     AuditEntry,
+    BracketJSON,
+    BracketMatchJSON,
     GameJSON,
+    HeadToHeadJSON,
     OverviewJSON,
     RoundGameJSON,
     RoundJSON,
@@ -93,6 +96,10 @@ def standings(data: StandingsJSON) -> str:
     )
     provisional = " (provisional)" if data.get("provisional") else ""
     teams = _teams(data["teams"]) + "<h2>Boards</h2>" if "teams" in data else ""
+    if "bracket" in data:
+        teams = bracket(data["bracket"]) + "<h2>Engines</h2>" + teams
+    if "match" in data:
+        teams = head_to_head(data["match"]) + teams
     body = (
         f"<h1>Standings after {data['rounds']} round(s){provisional}</h1>{teams}"
         "<table id='standings'><tr><th>Place</th><th>Engine</th><th>Score</th><th>Games</th>"
@@ -100,6 +107,59 @@ def standings(data: StandingsJSON) -> str:
         f"</tr>{rows}</table>"
     )
     return layout(f"{data['event']}: standings", body)
+
+
+def bracket(data: BracketJSON) -> str:
+    """A knockout's bracket: a column per stage, each match with its engines (seeds),
+    points and links to its games; then the final places."""
+    columns = []
+    for stage in data["stages"]:
+        cards = "".join(
+            _match_card(m, stage["stage"] == data["current"] and not data["places"])
+            for m in stage["matches"]
+        )
+        columns.append(f"<div class='stage'><h3>{_e(stage['name'])}</h3>{cards}</div>")
+    places = "".join(
+        f"<tr><td>{_e(p['place'])}</td><td>{_e(p['name'])}</td></tr>" for p in data["places"]
+    )
+    return f"<h2>Bracket</h2><div class='bracket' id='bracket'>{''.join(columns)}</div>" + (
+        f"<h2>Final places</h2><table id='places'>{places}</table>" if places else ""
+    )
+
+
+def _match_card(m: BracketMatchJSON, current: bool) -> str:
+    def side(name: str | None, seed: int | None, points: float) -> str:
+        if name is None:
+            shown = "BYE" if m["winner"] else "?"
+            return f"<div class='who out'><span>{shown}</span><span></span></div>"
+        state = " won" if m["winner"] == name else " out" if m["loser"] == name else ""
+        return (
+            f"<div class='who{state}'><span>{_e(name)} ({seed})</span><span>{points:g}</span></div>"
+        )
+
+    games = "".join(
+        f"<a href='/games/{game}'>{k}</a>" for k, game in enumerate(m["games"], start=1)
+    )
+    now = " now" if current and not m["winner"] and m["upper"] and m["lower"] else ""
+    return (
+        f"<div class='match{now}' data-match='{m['match']}'><small>{_e(m['name'])}</small>"
+        + side(m["upper"], m["upper_seed"], m["points"][0])
+        + side(m["lower"], m["lower_seed"], m["points"][1])
+        + f"<div class='games'>{games}</div></div>"
+    )
+
+
+def head_to_head(data: HeadToHeadJSON) -> str:
+    """A two-engine match: its score and the Elo difference with its margin."""
+    first, second = data["engines"]
+    elo = "unbounded" if data["elo"] is None else f"{data['elo']:+.1f}"
+    margin = "" if data["margin"] is None else f" ± {data['margin']:.1f} (95%)"
+    return (
+        f"<h2>Match</h2><p id='match'>{_e(first)} {data['points'][0]:g} - "
+        f"{data['points'][1]:g} {_e(second)} after {data['games']} of "
+        f"{data['planned']} games (+{data['wins']} ={data['draws']} -{data['losses']}); "
+        f"Elo difference {elo}{margin}</p>"
+    )
 
 
 def _teams(lines: list[TeamStandingJSON]) -> str:

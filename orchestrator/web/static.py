@@ -30,6 +30,13 @@ list-style:none;margin:0}
 .cross td{text-align:center}.cross td a{margin:0 .1em;text-decoration:none}
 .cross .win{color:#2e7d32;font-weight:bold}.cross .loss{color:#c62828}.cross .self{background:#eee}
 #eval{background:#fcfcfc;border:1px solid #ddd}pre{font-size:.9em}
+.bracket{display:flex;gap:1.5em;align-items:stretch;overflow-x:auto}
+.stage{display:flex;flex-direction:column;justify-content:space-around;gap:.6em;min-width:15em}
+.stage h3{margin:0 0 .3em 0}
+.match{border:1px solid #ccc;border-radius:6px;padding:.3em .5em;background:#fafafa}
+.match .who{display:flex;justify-content:space-between;gap:1em}
+.match .won{font-weight:bold;color:#2e7d32}.match .out{color:#999}
+.match .games a{font-size:.8em;margin-right:.3em}.match.now{border-color:#43a047}
 """
 
 SCRIPT = r"""'use strict';

@@ -93,6 +93,14 @@ def broken(change: str) -> str:
     elif change == "a bidi override in a name":
         data["players"][0]["name"] = "Evil\u202egnp"
         data["rounds"] = []
+    elif change == "stage_games of the wrong length":
+        data.update(system="knockout", system_options={"stage_games": [2, 2, 2]}, rounds=[])
+    elif change == "an odd number of games":
+        data.update(system="knockout", system_options={"stage_games": [2, 3]}, rounds=[])
+    elif change == "a match of four engines":
+        data.update(system="match", system_options={"games": 10}, rounds=[])
+    elif change == "a game that is not its match's next":
+        data.update(system="knockout", rounds=[{"games": [games[0]]}])
     return json.dumps(data)
 
 
@@ -111,6 +119,10 @@ CASES = {
     "unknown key in a phase": "phases[0]: unknown key 'colour'",
     "names equal once composed": "duplicate player name 'Café'",
     "a bidi override in a name": "U+202E",
+    "stage_games of the wrong length": "stage_games has 3 entries, but a knockout of 4 engines",
+    "an odd number of games": "stage_games[1]: expected an even number >= 2, not 3",
+    "a match of four engines": "a match is between two engines, not 4",
+    "a game that is not its match's next": "round 1: ",
 }
 
 

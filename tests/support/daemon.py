@@ -26,7 +26,7 @@ def event_config(
     folder: Path,
     *,
     players: list[str] = PLAYERS,
-    rounds: int = 5,
+    rounds: int | None = 5,
     extra: str = "",
     concurrency: int = 2,
     delay_ms: int = 0,
@@ -43,7 +43,7 @@ def event_config(
         f"""
 [tournament]
 name = "{name}"
-rounds = {rounds}
+{"" if rounds is None else f"rounds = {rounds}"}
 format = "double"
 schedule = "legs"
 seeding = "group"

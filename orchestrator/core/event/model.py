@@ -132,12 +132,18 @@ class Player(msgspec.Struct, frozen=True, omit_defaults=True):
 
 class Game(msgspec.Struct, frozen=True, omit_defaults=True):
     """A game; a forfeit (an opponent withdrew) counts for the score, but gives neither
-    player a colour nor an encounter."""
+    player a colour nor an encounter.  A knockout's game says where it stands in the
+    bracket (its `stage`, `match` and `number` in the match, given as "game") and the time
+    control of a tiebreak pair (`tc`, None for the event's)."""
 
     white: str
     black: str
     result: Result | None = None
     forfeit: bool = False
+    stage: Positive | None = None
+    match: Positive | None = None
+    number: Positive | None = msgspec.field(default=None, name="game")
+    tc: str | None = None
 
     def points(self, name: str) -> float:
         """Points `name` scored in this game (which must be finished).
@@ -161,8 +167,8 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
     def reversed(self) -> Game:
         """The same pair with colours reversed (the second game of a double round).
 
-        >>> Game("A", "B").reversed()
-        Game(white='B', black='A', result=None, forfeit=False)
+        >>> Game("A", "B", "1-0").reversed() == Game("B", "A")
+        True
         """
         return Game(self.black, self.white)
 
@@ -297,7 +303,7 @@ class Rules(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
             return self.rounds
         if self.phases:
             return sum(phase.rounds for phase in self.phases)
-        return lookup(self.system).default_rounds(entrants, self.cycles)
+        return lookup(self.system).planned(entrants, self.cycles, self.system_options)
 
 
 class Tournament(msgspec.Struct, frozen=True):
@@ -370,20 +376,48 @@ class Tournament(msgspec.Struct, frozen=True):
         boards = len(self.teams[0].members) if self.teams else 1
         return self.entrants() // 2 * boards * self.rules.games_per_pair
 
+    def games_planned(self) -> int:
+        """The games of the whole event as planned: its system's count where it has one (a
+        knockout's regulation games, a gauntlet's), else a full round's games per round.
+
+        >>> players = tuple(Player(f"P{i}", i) for i in range(1, 7))
+        >>> Tournament(players, rules=Rules(rounds=3)).games_planned()
+        18
+        """
+        from orchestrator.core.pairing.registry import lookup
+
+        rules, entrants = self.rules, self.entrants()
+        system = lookup(rules.system)
+        if system.games_planned is not None:
+            return system.games_planned(entrants, rules, system.parse(rules.system_options))
+        return self.games_per_round() * rules.planned_rounds(entrants)
+
 
 class Pairing(msgspec.Struct, frozen=True):
-    """The next round: its games in playing order, the BYE, and removed history rounds."""
+    """The next round: its games in playing order, the BYE, and removed history rounds.  A
+    system that numbers its openings itself (a knockout: game pair p of every match of a
+    stage plays one opening) gives each game's opening number in `openings`; one that
+    decides its own end gives the final `places` (place, name) instead of a round."""
 
     round: int
     games: tuple[Game, ...]
     bye: str | None = None
     dropped_rounds: int = 0
+    openings: tuple[int, ...] = ()
+    places: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def finished(self) -> bool:
+        """Whether the event is over (no round to play: its places are known)."""
+        return bool(self.places)
 
     def as_round(self, results: tuple[Result, ...]) -> Round:
         """The played round: these games with `results`, in order.
 
-        >>> Pairing(1, (Game("A", "B"),)).as_round(("1-0",)).games
-        (Game(white='A', black='B', result='1-0', forfeit=False),)
+        >>> Pairing(1, (Game("A", "B"),)).as_round(("1-0",)).games == (Game("A", "B", "1-0"),)
+        True
         """
-        games = tuple(Game(g.white, g.black, r) for g, r in zip(self.games, results, strict=True))
+        games = tuple(
+            msgspec.structs.replace(g, result=r) for g, r in zip(self.games, results, strict=True)
+        )
         return Round(self.round, games, self.bye)

@@ -49,7 +49,8 @@ def simulate(
     ratings: Mapping[str, float] | None = None,
 ) -> Simulation:
     """Play `rounds` more rounds of `start` with seeded random results, by the Elo
-    expectation of `ratings` (by default, 10 points apart by seed).
+    expectation of `ratings` (by default, 10 points apart by seed), or fewer where the event
+    ends itself first (a knockout's final is decided).
 
     >>> from orchestrator.core.event.model import Player
     >>> players = tuple(Player(name, seed) for seed, name in enumerate("ABCD", 1))
@@ -69,6 +70,8 @@ def simulate(
     dropped: list[int] = []
     for _ in range(rounds):
         pairing: Pairing = pair_next(t)
+        if pairing.finished:  # a system that ends itself (a knockout) is over
+            break
         results = tuple(
             _result(rng, rating[g.white], rating[g.black], draw_rate) for g in pairing.games
         )

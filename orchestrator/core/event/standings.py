@@ -219,3 +219,46 @@ def _refine(
                 refined.append([x for x in group if values[x.name] == value])
         groups = refined
     return groups
+
+
+@dataclass(frozen=True)
+class EloDifference:
+    """The Elo difference a match score implies, with the half-width of its 95% interval
+    (None where a score of 0% or 100% makes either unbounded)."""
+
+    difference: float | None
+    margin: float | None
+
+
+def elo_difference(wins: int, draws: int, losses: int) -> EloDifference:
+    """The Elo difference of a score of `wins`, `draws` and `losses` (the logistic
+    expectation 1 / (1 + 10^(-d/400)) solved for d) and its 95% error margin, from the
+    standard error of the mean score per game (the trinomial's variance), as cutechess and
+    fastchess report a match.
+
+    >>> e = elo_difference(19, 74, 7)  # TCEC Superfinal 21: Stockfish 56 - 44 Leela
+    >>> round(e.difference, 1), round(e.margin, 1)
+    (41.9, 34.4)
+    >>> elo_difference(0, 2, 0), elo_difference(3, 0, 0)
+    (EloDifference(difference=0.0, margin=0.0), EloDifference(difference=None, margin=None))
+    """
+    import math
+    from statistics import NormalDist
+
+    games = wins + draws + losses
+    if games == 0:
+        return EloDifference(None, None)
+    mean = (wins + 0.5 * draws) / games
+
+    def elo(score: float) -> float | None:
+        if not 0.0 < score < 1.0:
+            return None
+        return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # no -0.0
+
+    variance = (
+        wins * (1.0 - mean) ** 2 + draws * (0.5 - mean) ** 2 + losses * (0.0 - mean) ** 2
+    ) / games
+    spread = NormalDist().inv_cdf(0.975) * math.sqrt(variance / games)
+    low, high = elo(mean - spread), elo(mean + spread)
+    margin = None if low is None or high is None else (high - low) / 2
+    return EloDifference(elo(mean), margin)

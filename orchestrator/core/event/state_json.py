@@ -174,7 +174,14 @@ def validate(t: Tournament) -> None:
     if len(t.players) < 2:
         raise StateError("a tournament needs at least two players")
     t.rules.check_field(t.entrants())
-    if t.teams or lookup(t.rules.system).teams:
+    system = lookup(t.rules.system)
+    if system.check_rounds is not None:  # its own rounds: the system knows who plays
+        for rnd in t.rounds:
+            playing = {p.name for p in t.players if p.plays_in(rnd.number)}
+            _validate_round(t, rnd, playing, names, counted=False)
+        system.check_rounds(t, system.parse(t.rules.system_options))
+        return
+    if t.teams or system.teams:
         check_teams(t)
         teams = team_tournament(t)
         withdrawn = {p.name: p.withdrawn_after for p in t.players}
@@ -201,8 +208,11 @@ def validate(t: Tournament) -> None:
         _validate_round(t, rnd, playing, names)
 
 
-def _validate_round(t: Tournament, rnd: Round, names: set[str], everyone: set[str]) -> None:
-    """`names`: the players who play in the round (not withdrawn before it)."""
+def _validate_round(
+    t: Tournament, rnd: Round, names: set[str], everyone: set[str], *, counted: bool = True
+) -> None:
+    """`names`: the players who play in the round (not withdrawn before it).  With
+    `counted`, every one of them has a game (or the BYE) and each pair its games."""
     where = f"round {rnd.number}"
     withdrawing = {p.name for p in t.players if p.withdrawn_after == rnd.number}
     seen: dict[str, tuple[str, str]] = {}
@@ -224,6 +234,8 @@ def _validate_round(t: Tournament, rnd: Round, names: set[str], everyone: set[st
                 raise StateError(f"{where}: {name!r} plays in two games of the round")
             seen[name] = (g.white, g.black)
         games_of_pair.setdefault(pair, []).append(g)
+    if not counted:
+        return
     for pair, games in games_of_pair.items():
         a, b = sorted(pair)
         per_pair = t.rules.games_per_pair
@@ -283,10 +295,25 @@ def encode_pairing(p: Pairing) -> dict[str, Any]:
 
     >>> encode_pairing(Pairing(1, (Game("A", "B"),)))
     {'round': 1, 'bye': None, 'dropped_rounds': 0, 'games': [{'white': 'A', 'black': 'B'}]}
+    >>> encode_pairing(Pairing(1, (Game("A", "B", stage=2, match=1, number=5, tc="5+1"),)))
+    {'round': 1, 'bye': None, 'dropped_rounds': 0, 'games': [{'white': 'A', 'black': 'B', \
+'stage': 2, 'match': 1, 'game': 5, 'tc': '5+1'}]}
+    >>> encode_pairing(Pairing(9, (), places=(("1", "A"), ("2", "B"))))
+    {'finished': True, 'winner': 'A', 'places': [{'place': '1', 'name': 'A'}, {'place': '2', \
+'name': 'B'}]}
     """
+    if p.finished:
+        return {
+            "finished": True,
+            "winner": p.places[0][1],
+            "places": [{"place": place, "name": name} for place, name in p.places],
+        }
     return {
         "round": p.round,
         "bye": p.bye,
         "dropped_rounds": p.dropped_rounds,
-        "games": [{"white": g.white, "black": g.black} for g in p.games],
+        "games": [
+            {k: v for k, v in to_builtins(g).items() if k not in ("result", "forfeit")}
+            for g in p.games
+        ],
     }

@@ -221,5 +221,5 @@ OLAFSSON = System(
     "Ólafsson's weighted-matching Swiss (FIDE 1985)",
     pair_olafsson,
     noun="an Ólafsson Swiss",
-    max_rounds=lambda players, cycles: rounds_in_cycle(players),  # no pair meets twice
+    max_rounds=lambda players, cycles, options: rounds_in_cycle(players),  # no pair meets twice
 )

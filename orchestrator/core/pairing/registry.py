@@ -22,6 +22,7 @@ import msgspec
 from orchestrator.core.event.model import (
     Format,
     Game,
+    Rules,
     Schedule,
     StateError,
     Tournament,
@@ -59,15 +60,26 @@ class Draft:
     units: tuple[tuple[Game, ...], ...]
     bye: str | None = None
     dropped_rounds: int = 0
+    #: each game's opening number, for a system that numbers them itself (`Pairing`)
+    openings: tuple[int, ...] = ()
+    #: the final places (place, name) of an event its system has ended
+    places: tuple[tuple[str, str], ...] = ()
 
     @classmethod
-    def of_games(cls, games: Iterable[Game], bye: str | None = None, dropped: int = 0) -> Draft:
+    def of_games(
+        cls,
+        games: Iterable[Game],
+        bye: str | None = None,
+        dropped: int = 0,
+        openings: tuple[int, ...] = (),
+    ) -> Draft:
         """A draft whose units are single games.
 
-        >>> Draft.of_games([Game("A", "B")]).units
-        ((Game(white='A', black='B', result=None, forfeit=False),),)
+        >>> Draft.of_games([Game("A", "B"), Game("C", "D")]).units == (
+        ...     (Game("A", "B"),), (Game("C", "D"),))
+        True
         """
-        return cls(tuple((g,) for g in games), bye, dropped)
+        return cls(tuple((g,) for g in games), bye, dropped, openings)
 
     def games(self) -> tuple[Game, ...]:
         """The first leg's games, in playing order."""
@@ -96,12 +108,12 @@ def legs(units: Iterable[tuple[Game, ...]], fmt: Format, schedule: Schedule) -> 
     return tuple(g for one, two in zip(first, second, strict=True) for g in one + two)
 
 
-def half(entrants: int, cycles: int) -> int:
+def half(entrants: int, cycles: int, options: Any) -> int:
     """Half the entrants, at least one round: a Swiss's default number of rounds."""
     return max(1, entrants // 2)
 
 
-def unlimited(entrants: int, cycles: int) -> int | None:
+def unlimited(entrants: int, cycles: int, options: Any) -> int | None:
     """No fixed number of rounds at most (the pairing says when it can go on no longer)."""
     return None
 
@@ -124,10 +136,11 @@ class System(Generic[Opts]):
     options: type[Opts] = NoOptions  # type: ignore[assignment]
     #: how the system is named in a sentence ("a round robin")
     noun: str = ""
-    #: rounds an event of `entrants` players (teams) and `cycles` cycles plays by default
-    default_rounds: Callable[[int, int], int] = half
+    #: rounds an event of `entrants` players (teams), `cycles` cycles and these options
+    #: plays by default (for a system that ends itself, an estimate)
+    default_rounds: Callable[[int, int, Opts], int] = half
     #: the most rounds such an event can have, where that is fixed (a round robin's table)
-    max_rounds: Callable[[int, int], int | None] = unlimited
+    max_rounds: Callable[[int, int, Opts], int | None] = unlimited
     #: why its options do not fit a field of so many entrants (None: they do)
     misfit: Callable[[Opts, int], str | None] = any_field
     #: whether it may pair one phase of an event (else it is a whole event)
@@ -136,6 +149,18 @@ class System(Generic[Opts]):
     unfixable: str = ""
     #: whether its entrants are teams (a team Swiss)
     teams: bool = False
+    #: whether its pairing gives every game of a round with its colours (a match's game
+    #: pairs, a knockout's games): `format` and `schedule` do not apply to it
+    own_games: bool = False
+    #: whether the event ends when its pairing says so (`Pairing.places`), not after a
+    #: number of rounds: `rounds` does not apply to it
+    ends_itself: bool = False
+    #: for a system whose rounds are not everyone's (a knockout, a gauntlet): checks that
+    #: the played rounds are its own, a `StateError` naming the first that is not
+    check_rounds: Callable[[Tournament, Opts], None] | None = None
+    #: the games of a whole event of `entrants` under these rules, for a system whose rounds
+    #: do not all have a game per pair (None: a full round's games in every round)
+    games_planned: Callable[[int, Rules, Opts], int] | None = None
 
     @property
     def takes(self) -> tuple[str, ...]:
@@ -174,6 +199,22 @@ class System(Generic[Opts]):
         if reason is not None:
             raise StateError(f"system_options: {reason}")
 
+    def planned(self, entrants: int, cycles: int, options: Mapping[str, Any]) -> int:
+        """The rounds an event of this system plays by default.
+
+        >>> lookup("round-robin").planned(6, 2, {}), lookup("swiss").planned(44, 1, {})
+        (10, 22)
+        """
+        return self.default_rounds(entrants, cycles, self.parse(options))
+
+    def most(self, entrants: int, cycles: int, options: Mapping[str, Any]) -> int | None:
+        """The most rounds an event of this system can have, None where it is not fixed.
+
+        >>> lookup("round-robin").most(5, 1, {}), lookup("koth").most(5, 1, {})
+        (5, None)
+        """
+        return self.max_rounds(entrants, cycles, self.parse(options))
+
     def first_leg(self, t: Tournament, options: Mapping[str, Any]) -> Draft:
         """The first leg of `t`'s next round by this system."""
         return self.pair(t, self.parse(options))
@@ -192,6 +233,9 @@ BUILTIN: dict[str, str] = {
     "quartile": "orchestrator.core.pairing.ranked:QUARTILE",
     "random": "orchestrator.core.pairing.ranked:RANDOM",
     "team-swiss": "orchestrator.core.pairing.teams:TEAM_SWISS",
+    "knockout": "orchestrator.core.pairing.knockout:KNOCKOUT",
+    "gauntlet": "orchestrator.core.pairing.gauntlet:GAUNTLET",
+    "match": "orchestrator.core.pairing.gauntlet:MATCH",
 }
 _SYSTEMS: dict[str, System[Any] | str] = dict(BUILTIN)
 

@@ -19,8 +19,18 @@ def pair_next(tournament: Tournament) -> Pairing:
     """
     draft = _with_fixed(tournament) if tournament.fixed else first_leg(tournament)
     rules = tournament.rules
-    games = legs(draft.units, rules.format, rules.schedule)
-    return Pairing(len(tournament.rounds) + 1, games, draft.bye, draft.dropped_rounds)
+    if lookup(rules.system_of(len(tournament.rounds) + 1)[0]).own_games:
+        games = draft.games()  # the system gave every game of the round, colours and all
+    else:
+        games = legs(draft.units, rules.format, rules.schedule)
+    return Pairing(
+        len(tournament.rounds) + 1,
+        games,
+        draft.bye,
+        draft.dropped_rounds,
+        draft.openings,
+        draft.places,
+    )
 
 
 def first_leg(t: Tournament) -> Draft:
@@ -66,3 +76,30 @@ def _with_fixed(t: Tournament) -> Draft:
         units, bye, dropped = (), (left[0] if left else None), 0
     fixed = tuple((Game(white, black),) for white, black in t.fixed)
     return Draft(units + fixed, bye, dropped)
+
+
+def check_replay(t: Tournament) -> None:
+    """A `StateError` unless every played round of `t` holds the games its system pairs for
+    the rounds before it, in order (without the games a withdrawing player's cancellation
+    left out): the check of the systems whose rounds are not everyone's.
+
+    >>> from orchestrator.core.event.model import Player, Round, Rules
+    >>> players = (Player("A", 1), Player("B", 2), Player("C", 3))
+    >>> rules = Rules(system="gauntlet", format="single")
+    >>> check_replay(Tournament(players, (Round(1, (Game("C", "A", "1-0"),)),), rules=rules))
+    Traceback (most recent call last):
+    ...
+    orchestrator.core.event.model.StateError: round 1: the games are C-A, not A-B (as paired)
+    """
+    for rnd in t.rounds:
+        before = msgspec.structs.replace(t, rounds=t.rounds[: rnd.number - 1])
+        withdrawing = {p.name for p in t.players if p.withdrawn_after == rnd.number}
+        paired = [(g.white, g.black) for g in pair_next(before).games]
+        played = [(g.white, g.black) for g in rnd.games]
+        kept = [pair for pair in paired if pair in played or not set(pair) & withdrawing]
+        if played != kept:
+            shown = ", ".join(f"{w}-{b}" for w, b in played) or "none"
+            expected = ", ".join(f"{w}-{b}" for w, b in paired) or "none"
+            raise StateError(
+                f"round {rnd.number}: the games are {shown}, not {expected} (as paired)"
+            )

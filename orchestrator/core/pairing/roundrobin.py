@@ -88,8 +88,8 @@ ROUND_ROBIN = System(
     "Berger tables, `cycles` times",
     pair_round_robin,
     noun="a round robin",
-    default_rounds=total_rounds,
-    max_rounds=total_rounds,
+    default_rounds=lambda players, cycles, options: total_rounds(players, cycles),
+    max_rounds=lambda players, cycles, options: total_rounds(players, cycles),
     phase=False,
     unfixable="a round robin's pairings are its table: none can be fixed",
 )

@@ -181,8 +181,8 @@ def team_tournament(t: Tournament) -> Tournament:
     >>> teams = (Team("A", ("a",)), Team("B", ("b",)))
     >>> t = Tournament((Player("a", 1), Player("b", 2)), (Round(1, (Game("b", "a", "1-0"),)),),
     ...                teams=teams, rules=Rules(system="team-swiss"))
-    >>> team_tournament(t).rounds[0].games
-    (Game(white='B', black='A', result='1-0', forfeit=False),)
+    >>> [(g.white, g.black, g.result) for g in team_tournament(t).rounds[0].games]
+    [('B', 'A', '1-0')]
     """
     seat = seats(t)
     withdrawn = {p.name: p.withdrawn_after for p in t.players}
