@@ -5,7 +5,8 @@ included), for 50, 200 and 1000 players at early, middle and late rounds.
 
 A second table times one round of each other system (round 11, after ten rounds of a
 simulated TCEC Swiss) at the same sizes.  The team Swiss puts the players in teams of five
-boards and times round 11 after ten team-Swiss rounds.
+boards and times round 11 after ten team-Swiss rounds; the gauntlet, the knockout (4 games a
+match in every stage) and the 100-game match time round 11 after ten rounds of their own.
 
 A third table times the weighted systems (Ólafsson, bakert: maximum-weight matchings,
 `core/pairing/weighted.py`) at rounds 2, 11 and 25 of the same events, and checks their
@@ -31,7 +32,7 @@ from collections.abc import Iterable
 import networkx as nx
 from msgspec.structs import replace
 
-from orchestrator.core.event.model import Player, Rules, Team, Tournament
+from orchestrator.core.event.model import Options, Player, Rules, Team, Tournament
 from orchestrator.core.event.simulation import simulate
 from orchestrator.core.pairing import bakert, olafsson, pair_next, weighted
 from orchestrator.core.pairing.bakert import BakertOptions
@@ -103,6 +104,29 @@ def other_systems(args: argparse.Namespace) -> None:
                 f"| {system} | {players} | 11 | {statistics.median(times):.2f} | {max(times):.2f} |"
             )
         team_swiss(args, players)
+        own_history(args, players, "gauntlet (4 gauntlets)", {"gauntlets": 4})
+        own_history(args, players, "knockout (4 games a stage)", {"stage_games": None})
+    own_history(args, 2, "match (100 games)", {"games": 100})
+
+
+def own_history(
+    args: argparse.Namespace, players: int, label: str, options: dict[str, object]
+) -> None:
+    """A system whose rounds are its own (knockout, gauntlet, match): round 11 after ten
+    rounds of it (for the knockout, the replay of its bracket included)."""
+    system = label.split(maxsplit=1)[0]
+    if system == "knockout":
+        stages = max(1, (players - 1).bit_length())
+        options = {"stage_games": [4] * stages}
+    rules = Rules(system=system, system_options=Options(options), format="single")
+    start = Tournament(tuple(Player(f"E{i:04d}", i) for i in range(1, players + 1)), rules=rules)
+    state = simulate(start, 10, rng_seed=1).tournament
+    times = []
+    for _ in range(args.repeat if players < 1000 else 3):
+        t0 = time.perf_counter()
+        pair_next(state)
+        times.append((time.perf_counter() - t0) * 1000)
+    print(f"| {label} | {players} | 11 | {statistics.median(times):.2f} | {max(times):.2f} |")
 
 
 def team_swiss(args: argparse.Namespace, players: int) -> None:

@@ -19,9 +19,9 @@ import msgspec
 from orchestrator.core.event.model import Game, StateError, Tournament
 from orchestrator.core.pairing.registry import Draft, System
 from orchestrator.core.pairing.round import check_replay
-from orchestrator.core.pairing.roundrobin import berger_round
+from orchestrator.core.pairing.roundrobin import berger_game
 
-__all__ = ["GAUNTLET", "MATCH", "GauntletOptions", "MatchOptions", "gauntlet_rounds"]
+__all__ = ["GAUNTLET", "MATCH", "GauntletOptions", "MatchOptions", "gauntlet_round"]
 
 
 class GauntletOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -36,23 +36,45 @@ class MatchOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     games: Annotated[int, msgspec.Meta(ge=2, multiple_of=2, description="an even number >= 2")] = 2
 
 
-def gauntlet_rounds(players: int, gauntlets: int) -> list[list[tuple[int, int]]]:
-    """One cycle of a gauntlet: each round's (white, black) seed numbers, board order.
+def gauntlet_round(players: int, gauntlets: int, number: int) -> list[tuple[int, int]]:
+    """Round `number` (from 1) of one cycle of a gauntlet: its (white, black) seed numbers,
+    by gauntlet seed.  It is the Berger round of the same number with only the games of a
+    gauntlet engine, but for one gauntlet engine in an odd field, whose round with the
+    phantom (Berger round 1) is skipped.
 
-    >>> gauntlet_rounds(4, 1)
+    >>> [gauntlet_round(4, 1, r) for r in (1, 2, 3)]
     [[(1, 4)], [(1, 2)], [(3, 1)]]
-    >>> [len(r) for r in gauntlet_rounds(5, 1)], [len(r) for r in gauntlet_rounds(6, 2)]
-    ([1, 1, 1, 1], [2, 1, 2, 2, 2])
+    >>> gauntlet_round(5, 1, 1), gauntlet_round(6, 2, 1)
+    ([(1, 2)], [(1, 6), (2, 5)])
     """
     n = players + players % 2
-    out = []
-    for r in range(1, n):
-        kept = [
-            (w, b) for w, b in berger_round(n, r) if max(w, b) <= players and min(w, b) <= gauntlets
-        ]
-        if kept:
-            out.append(kept)
-    return out
+    berger = number + 1 if gauntlets == 1 and players % 2 else number
+    games: list[tuple[int, int]] = []
+    for seed in range(1, gauntlets + 1):
+        game = berger_game(n, berger, seed)
+        if max(game) <= players and game not in games:
+            games.append(game)
+    return games
+
+
+def rounds_per_cycle(players: int, gauntlets: int) -> int:
+    """Rounds of one cycle of a gauntlet: every Berger round has a gauntlet engine's game,
+    but the one lone gauntlet engine of an odd field sits out against the phantom.
+
+    >>> rounds_per_cycle(4, 1), rounds_per_cycle(5, 1), rounds_per_cycle(5, 2)
+    (3, 4, 5)
+    """
+    n = players + players % 2
+    return n - 1 - (1 if gauntlets == 1 and players % 2 else 0)
+
+
+def gauntlet_games(players: int, gauntlets: int) -> int:
+    """The games of one cycle of a gauntlet (one game per pair).
+
+    >>> gauntlet_games(7, 2)
+    11
+    """
+    return gauntlets * (players - 1) - gauntlets * (gauntlets - 1) // 2
 
 
 def pair_gauntlet(t: Tournament, options: GauntletOptions) -> Draft:
@@ -66,14 +88,14 @@ def pair_gauntlet(t: Tournament, options: GauntletOptions) -> Draft:
     [('A', 'D')]
     """
     seeded = [p.name for p in t.by_seed()]
-    table = gauntlet_rounds(len(seeded), options.gauntlets)
+    per_cycle = rounds_per_cycle(len(seeded), options.gauntlets)
     done = len(t.rounds)
-    if done >= len(table) * t.rules.cycles:
-        raise StateError(f"all {len(table) * t.rules.cycles} rounds of the gauntlet are played")
-    cycle, r = divmod(done, len(table))
+    if done >= per_cycle * t.rules.cycles:
+        raise StateError(f"all {per_cycle * t.rules.cycles} rounds of the gauntlet are played")
+    cycle, r = divmod(done, per_cycle)
     playing = {p.name for p in t.players if p.plays_in(done + 1)}
     games = []
-    for white, black in table[r]:
+    for white, black in gauntlet_round(len(seeded), options.gauntlets, r + 1):
         w, b = seeded[white - 1], seeded[black - 1]
         if w in playing and b in playing:
             games.append(Game(b, w) if cycle % 2 else Game(w, b))
@@ -81,7 +103,7 @@ def pair_gauntlet(t: Tournament, options: GauntletOptions) -> Draft:
 
 
 def _gauntlet_length(players: int, cycles: int, options: GauntletOptions) -> int:
-    return len(gauntlet_rounds(players, options.gauntlets)) * cycles
+    return rounds_per_cycle(players, options.gauntlets) * cycles
 
 
 def _gauntlets_fit(options: GauntletOptions, entrants: int) -> str | None:
@@ -131,9 +153,7 @@ GAUNTLET: System[GauntletOptions] = System(
     unfixable="a gauntlet's pairings are its table: none can be fixed",
     check_rounds=lambda t, options: check_replay(t),
     games_planned=lambda players, rules, options: (
-        rules.games_per_pair
-        * rules.cycles
-        * sum(len(r) for r in gauntlet_rounds(players, options.gauntlets))
+        rules.games_per_pair * rules.cycles * gauntlet_games(players, options.gauntlets)
     ),
 )
 MATCH: System[MatchOptions] = System(

@@ -21,16 +21,31 @@ def berger_round(n: int, r: int) -> list[tuple[int, int]]:
     ([(1, 4), (2, 3)], [(4, 3), (1, 2)])
     """
     m = n - 1
-
-    def number(k: int) -> int:  # residues 1..m
-        return (k - 1) % m + 1
-
-    hub = next(i for i in range(1, n) if number(2 * i) == number(r + 1))
-    games = [(n, hub) if r % 2 == 0 else (hub, n)]
+    hub = _hub(n, r)
+    games = [berger_game(n, r, n)]
     for k in range(1, n // 2):
-        a, b = number(hub + k), number(hub - k)
-        games.append((a, b) if (b - a) % m % 2 == 1 else (b, a))
+        games.append(berger_game(n, r, (hub + k - 1) % m + 1))
     return games
+
+
+def _hub(n: int, r: int) -> int:
+    """The player who meets n in round r: 2 * hub = r + 1 (mod n - 1)."""
+    m = n - 1
+    return next(i for i in range(1, n) if (2 * i - 1) % m == r % m)
+
+
+def berger_game(n: int, r: int, i: int) -> tuple[int, int]:
+    """The (white, black) game of Berger number `i` in round r (n even).
+
+    >>> berger_game(4, 2, 3), berger_game(4, 2, 2)
+    ((4, 3), (1, 2))
+    """
+    m = n - 1
+    hub = _hub(n, r)
+    if i in (n, hub):
+        return (n, hub) if r % 2 == 0 else (hub, n)
+    j = (r + 1 - i - 1) % m + 1  # i + j = r + 1 (mod n - 1)
+    return (i, j) if (j - i) % m % 2 == 1 else (j, i)
 
 
 def rounds_in_cycle(players: int) -> int:
