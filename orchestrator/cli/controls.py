@@ -202,6 +202,12 @@ async def _probe(path: Path, update: EngineUpdate) -> None:
     except EngineFault as fault:
         raise ControlRefused(f"{name}: the update does not start: {fault.detail}") from None
     await started.close()
+    variant = view.settings.variant
+    if variant != "standard" and not started.supports_chess960:
+        raise ControlRefused(
+            f"{name}: the update does not declare Chess960 ({started.chess960_declaration}), "
+            f"and this is a {variant} event"
+        )
 
 
 @app.command("engine-update")

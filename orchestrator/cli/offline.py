@@ -6,7 +6,7 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
@@ -15,6 +15,8 @@ from orchestrator.core.pairing.registry import names
 
 if TYPE_CHECKING:
     from orchestrator.core.event.model import Tournament
+    from orchestrator.core.event.simulation import Simulation
+    from orchestrator.core.game.openings import Variant
 
 
 def read_state(source: str) -> Tournament:
@@ -93,9 +95,29 @@ class FormatOpt(StrEnum):
     double = "double"
 
 
+class VariantOpt(StrEnum):
+    standard = "standard"
+    chess960 = "chess960"
+    dfrc = "dfrc"
+
+
 class ScheduleOpt(StrEnum):
     legs = "legs"
     pairs = "pairs"
+
+
+def start_positions(sim: Simulation, variant: Variant, seed: int) -> list[list[str]]:
+    """The start position of every simulated game, drawn as the daemon draws them from the
+    seed (`OpeningChoice`): both games of a pair share one."""
+    from orchestrator.core.game.openings import draw_position
+    from orchestrator.event.state import pair_numbers
+
+    out, first = [], 0
+    for rnd, openings in zip(sim.tournament.rounds[-len(sim.dropped) :], sim.openings, strict=True):
+        keys = list(openings) or pair_numbers(rnd.games, first)
+        first = max([first - 1, *keys]) + 1
+        out.append([draw_position(variant, seed, key).name.split()[-1].lstrip("#") for key in keys])
+    return out
 
 
 @app.command()
@@ -118,6 +140,10 @@ def simulate(
         typer.Option(metavar="SYSTEM", help="The pairing system: " + " | ".join(names())),
     ] = None,
     seed: Annotated[int, typer.Option(help="Seed of the random results.")] = 1,
+    variant: Annotated[
+        VariantOpt,
+        typer.Option(help="standard | chess960 | dfrc: each game's start position ('start')."),
+    ] = VariantOpt.standard,
     draw_rate: Annotated[float, typer.Option(min=0.0, max=1.0, help="Share of draws.")] = 0.6,
     table: Annotated[bool, typer.Option("--table", help="Print a readable summary.")] = False,
 ) -> None:
@@ -203,6 +229,11 @@ def simulate(
         played = len(start.rounds)
         for i, dropped in enumerate(sim.dropped):
             out["rounds"][played + i]["dropped_rounds"] = dropped
+        if variant is not VariantOpt.standard:  # only the start positions: pairing is the same
+            starts = start_positions(sim, cast("Variant", variant.value), seed)
+            for i, names in enumerate(starts):
+                for game, name in zip(out["rounds"][played + i]["games"], names, strict=True):
+                    game["start"] = name
         typer.echo(json.dumps(out, indent=1))
         return
     final = sim.tournament

@@ -331,7 +331,7 @@ def read_openings(config: Config) -> list[Opening] | None:
     if path is None:
         return None
     try:
-        return parse_suite(path.read_text(encoding="utf-8"), str(path))
+        return parse_suite(path.read_text(encoding="utf-8"), str(path), config.tournament.variant)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(
             f"{config.path}: [tournament] openings: cannot read {path}: {exc}"

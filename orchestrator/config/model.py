@@ -20,6 +20,7 @@ from orchestrator.core.event.seeding import SeedingMethod, by_strength
 from orchestrator.core.event.standings import TCEC_ORDER, Tiebreak
 from orchestrator.core.game.adjudication import Adjudication
 from orchestrator.core.game.clock import TimeControl
+from orchestrator.core.game.openings import Variant
 
 __all__ = [
     "Config",
@@ -160,6 +161,8 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
     #: the most games at once `concurrency` may ask for: a documented cap, which a config
     #: raises on purpose (each game is two engine processes, and with `processes` a worker)
     concurrency_cap: Positive = 64
+    #: standard chess, Chess960 ("chess960"), or double Chess960 ("dfrc")
+    variant: Variant = "standard"
     openings: Path | None = None
     opening_order: Literal["random", "sequential"] = "random"
     random_seed: Milliseconds = 1

@@ -82,8 +82,9 @@ class Daemon:
         self.config = config
         self.event = event
         self.store = store
+        section = config.tournament
         self.openings = OpeningChoice(
-            openings or (), config.tournament.random_seed, config.tournament.opening_order
+            openings or (), section.random_seed, section.opening_order, section.variant
         )
         self.drain = drain
         self.stopping = asyncio.Event()

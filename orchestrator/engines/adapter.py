@@ -311,6 +311,22 @@ class Engine:
         return not self.protocol.returncode.done()
 
     @property
+    def supports_chess960(self) -> bool:
+        """Whether the engine declares Chess960: UCI's ``UCI_Chess960`` option, or
+        ``fischerandom`` among XBoard's ``variants``."""
+        if isinstance(self.protocol, _XBoard):
+            variants = str(dict.get(self.protocol.features, "variants", "")).split(",")
+            return "fischerandom" in variants
+        return "UCI_Chess960" in self.protocol.options
+
+    @property
+    def chess960_declaration(self) -> str:
+        """Where an engine declares Chess960, for a message that says it does not."""
+        if isinstance(self.protocol, _XBoard):
+            return "no fischerandom among its XBoard variants"
+        return "no UCI_Chess960 option"
+
+    @property
     def has_setboard(self) -> bool:
         """Whether the engine can start a game from any position (UCI engines always can)."""
         return not isinstance(self.protocol, _XBoard) or self.protocol.has_setboard()
@@ -386,6 +402,10 @@ class Engine:
         python-chess's ``play(game=...)`` does.
         """
         proto, root = self.protocol, board.root()
+        if board.chess960 and not self.supports_chess960:
+            raise self.fault(
+                "startup", f"a Chess960 game, and the engine declares {self.chess960_declaration}"
+            )
         try:
             async with asyncio.timeout(self.config.startup_timeout):
                 if isinstance(proto, _Uci):

@@ -27,10 +27,14 @@ def from_fen(openings: Iterable[Opening | None]) -> str | None:
 
 async def probe(config: Config, engine: EngineConfig, fen_reason: str | None = None) -> Engine:
     """Start, handshake and configure `engine`; a `ConfigError` naming it when that fails,
-    or when `fen_reason` says games start from a FEN and the engine cannot set one up.
+    when `fen_reason` says games start from a FEN and the engine cannot set one up, or when
+    the event is Chess960 and the engine does not declare it.
 
     The caller closes the returned engine.
     """
+    variant = config.tournament.variant
+    if variant != "standard":
+        fen_reason = fen_reason or f"a {variant} event starts every game from a FEN"
     try:
         started = await Engine.start(engine)
     except EngineFault as fault:
@@ -38,6 +42,12 @@ async def probe(config: Config, engine: EngineConfig, fen_reason: str | None = N
         raise ConfigError(
             f'{config.path}: [[engine]] "{engine.name}": {fault.detail}{last}'
         ) from None
+    if variant != "standard" and not started.supports_chess960:
+        await started.close()
+        raise ConfigError(
+            f'{config.path}: [[engine]] "{engine.name}": the engine does not declare '
+            f"Chess960 ({started.chess960_declaration}), so it cannot play a {variant} event"
+        )
     if fen_reason is not None and not started.has_setboard:
         await started.close()
         raise ConfigError(

@@ -115,6 +115,7 @@ class GameJSON(GameSummary):
     host: str | None
     start_fen: str
     fen: str
+    chess960: bool  # its FENs' castling rights name rooks; castling is king-takes-rook
     turn: Side
     moves: list[MoveJSON]
     last: dict[Side, MoveJSON | None]  # each side's last engine move

@@ -621,6 +621,7 @@ async def _record_so_far(
         ended_at=datetime.now(UTC),
         time_control=str(view.settings.tc),
         start_fen=opening.fen,
+        chess960=opening.chess960,
         opening=game.opening.name if game.opening else None,
         eco=opening.eco,
         variation=opening.variation,

@@ -406,6 +406,7 @@ async def game_json(view: EventView, store: Store, game: GameRow) -> GameJSON:
         "host": await store.game_host(game.id),
         "start_fen": start_fen,
         "fen": board.fen(),
+        "chess960": board.chess960,
         "turn": "white" if board.turn == chess.WHITE else "black",
         "moves": listed,
         "last": last,

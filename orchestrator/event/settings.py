@@ -35,6 +35,7 @@ LOCKED = (
     "format",
     "schedule",
     "cycles",
+    "variant",
 )
 #: settings that may change at any resume; every other change needs --force (the seeding
 #: and its groups are in the players, which are locked)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from orchestrator.config.model import Config
 from orchestrator.core.event.model import Game, Pairing, Player, Round, Tournament
 from orchestrator.core.event.seeding import seed
-from orchestrator.core.game.openings import Opening, choose
+from orchestrator.core.game.openings import Opening, Variant, choose, draw_position
 from orchestrator.core.pairing import lookup
 from orchestrator.event.settings import EventSettings, pairing_rules
 from orchestrator.store.database import NewGame, RoundRow
@@ -95,14 +95,22 @@ class OpeningChoice:
     suite: Sequence[Opening]
     seed: int = 1
     order: str = "random"
+    variant: Variant = "standard"
 
     def for_pair(self, pair: int) -> Opening | None:
-        """The opening of the event's `pair`-th pair (None without a suite).
+        """The opening of the event's `pair`-th pair: from the suite, or in a Chess960 event
+        without one a start position drawn from the seed (None: the standard position).
 
         >>> OpeningChoice([Opening("a"), Opening("b")], order="sequential").for_pair(3).name
         'b'
+        >>> OpeningChoice((), seed=3, variant="chess960").for_pair(0).chess960
+        True
         """
-        return choose(list(self.suite), pair, self.seed, self.order) if self.suite else None
+        if self.suite:
+            return choose(list(self.suite), pair, self.seed, self.order)
+        if self.variant != "standard":
+            return draw_position(self.variant, self.seed, pair)
+        return None
 
 
 def new_games(pairing: Pairing, first_pair: int, openings: OpeningChoice) -> list[NewGame]:

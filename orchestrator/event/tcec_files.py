@@ -21,6 +21,7 @@ from orchestrator.core.event.standings import mark, standings
 from orchestrator.core.game.clock import hms
 from orchestrator.core.game.fields import Annotated
 from orchestrator.core.game.openings import opening_tags
+from orchestrator.event.export import round_tag
 from orchestrator.event.read import EventView
 from orchestrator.store.database import GameRow
 
@@ -141,7 +142,7 @@ def live_headers(name: str, tc: str, game: GameRow, site: str, started: datetime
         "Event": name,
         "Site": site,
         "Date": started.strftime("%Y.%m.%d"),
-        "Round": f"{game.round}.{game.number}",
+        "Round": round_tag(game.round, game),
         "White": game.white,
         "Black": game.black,
         "Result": "*",
@@ -155,6 +156,8 @@ def live_headers(name: str, tc: str, game: GameRow, site: str, started: datetime
         headers |= opening_tags(opening.name, opening.variation, opening.eco)
         if opening.fen:
             headers["FEN"], headers["SetUp"] = opening.fen, "1"
+        if opening.chess960:
+            headers["Variant"] = "Chess960"
     return headers
 
 
@@ -194,6 +197,7 @@ def live_pgn(headers: dict[str, str], plies: list[Annotated], reason: str | None
         start = plies[0].board_before
         if "FEN" in headers:
             game.setup(start)
+            game.headers["SetUp"], game.headers["FEN"] = "1", start.fen()
     for i, ply in enumerate(plies):
         comment = ply.comment()
         if reason and i == len(plies) - 1:

@@ -190,6 +190,7 @@ class _Game:
             ended_at=_now(),
             time_control=str(self.spec.tc),
             start_fen=self.opening.fen,
+            chess960=self.opening.chess960,
             opening=self.opening.name if self.spec.opening else None,
             eco=self.spec.opening.eco if self.spec.opening else None,
             variation=self.spec.opening.variation if self.spec.opening else None,

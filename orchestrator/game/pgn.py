@@ -91,9 +91,11 @@ def to_pgn(
     if record.host:
         h["GameHost"] = record.host
     h.update(opening_tags(record.opening, record.variation, record.eco))
-    start = chess.Board(record.start_fen) if record.start_fen else chess.Board()
-    if record.start_fen:
-        game.setup(start)
+    start = chess.Board(record.start_fen or chess.STARTING_FEN, chess960=record.chess960)
+    if record.start_fen or record.chess960:
+        game.setup(start)  # FEN and SetUp, and Variant "Chess960"
+    if record.chess960:  # the start position even where it is the standard one
+        h["SetUp"], h["FEN"] = "1", start.fen()
     if comments == "tcec":
         texts = [a.comment() for a in annotate(start, record.moves, rules or Adjudication())]
     else:

@@ -187,7 +187,12 @@ def _opening(text: str | None) -> Opening | None:
         return None
     data = json.loads(text)
     return Opening(
-        data["name"], data["fen"], tuple(data["moves"]), data.get("eco"), data.get("variation")
+        data["name"],
+        data["fen"],
+        tuple(data["moves"]),
+        data.get("eco"),
+        data.get("variation"),
+        bool(data.get("chess960")),
     )
 
 
@@ -199,6 +204,8 @@ def _opening_json(opening: Opening | None) -> str | None:
         data["eco"] = opening.eco
     if opening.variation:
         data["variation"] = opening.variation
+    if opening.chess960:
+        data["chess960"] = True
     return json.dumps(data)
 
 

@@ -187,7 +187,7 @@ async def game_page(request: web.Request) -> web.Response:
 
 async def board_svg(request: web.Request) -> web.Response:
     _, game = await _game(request)
-    board = chess.Board(game["fen"])
+    board = chess.Board(game["fen"], chess960=game["chess960"])
     lastmove = None
     if game["moves"]:
         lastmove = chess.Move.from_uci(game["moves"][-1]["uci"])

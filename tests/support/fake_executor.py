@@ -86,6 +86,7 @@ class FakeExecutor:
             ended_at=datetime.now(UTC),
             time_control=str(spec.tc),
             start_fen=opening.fen,
+            chess960=opening.chess960,
             opening=spec.opening.name if spec.opening else None,
         )
 

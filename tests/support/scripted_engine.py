@@ -26,6 +26,8 @@ move number in the game (1 = its first move).
     --resign-at N              (xboard) resign instead of moving
     --by-opponent              results fixed by the two names (UCI_Opponent): a hash of the pair
                                picks a win for either (both report +-15 pawns) or a draw (0)
+    --chess960                 declare Chess960 (UCI_Chess960; XBoard variants fischerandom)
+    --castle                   castle whenever it can (the king's side first)
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ def options() -> argparse.Namespace:
     p.add_argument("--spawn-child", action="store_true")
     p.add_argument("--spawn-escapee", action="store_true")
     p.add_argument("--by-opponent", action="store_true")
+    p.add_argument("--chess960", action="store_true")
+    p.add_argument("--castle", action="store_true")
     p.add_argument("--log", default="")
     p.add_argument("--tag", default="", help="ignored: lets a test find its processes")
     return p.parse_args()
@@ -92,6 +96,7 @@ class Brain:
         self.scores = [int(x) for x in args.scores.split(",") if x]
         self.opponent = ""
         self.clock_ms = 0  # the engine's own clock, as last told
+        self.chess960 = False  # told by UCI_Chess960 or XBoard's "variant fischerandom"
 
     @property
     def own_moves(self) -> int:
@@ -148,6 +153,12 @@ class Brain:
             if move in legal:
                 self.script.remove(uci)
                 return uci
+        castles = sorted(
+            (m for m in legal if self.board.is_castling(m)),
+            key=lambda m: not self.board.is_kingside_castling(m),
+        )
+        if a.castle and castles:
+            return castles[0].uci()
         if not legal:
             return "0000"
         digest = hashlib.sha256(f"{a.seed}:{self.board.fen()}".encode()).digest()
@@ -175,10 +186,14 @@ def uci(args: argparse.Namespace, brain: Brain) -> None:
             say("id author orchestrator tests")
             for name in args.option:
                 say(f"option name {name} type spin default 1 min 0 max 100000")
+            if args.chess960:
+                say("option name UCI_Chess960 type check default false")
             say("option name UCI_Opponent type string default")
             say("uciok")
         elif line == "isready":
             say("readyok")
+        elif line.startswith("setoption name UCI_Chess960 value"):
+            brain.chess960 = line.split()[-1] == "true"
         elif line.startswith("setoption name UCI_Opponent value"):
             brain.opponent = line.split(" ", 7)[-1] if len(line.split()) >= 8 else ""
         elif line == "ucinewgame":
@@ -186,9 +201,8 @@ def uci(args: argparse.Namespace, brain: Brain) -> None:
         elif line.startswith("position"):
             parts = line.split(" moves ")
             head = parts[0].split()
-            brain.board = (
-                chess.Board() if head[1] == "startpos" else chess.Board(" ".join(head[2:]))
-            )
+            fen = chess.STARTING_FEN if head[1] == "startpos" else " ".join(head[2:])
+            brain.board = chess.Board(fen, chess960=brain.chess960)
             for m in parts[1].split() if len(parts) > 1 else []:
                 brain.board.push_uci(m)
         elif line.startswith("go"):
@@ -221,14 +235,21 @@ def xboard(args: argparse.Namespace, brain: Brain) -> None:
         cmd, _, rest = line.partition(" ")
         if cmd == "protover":
             time.sleep(args.slow_start)
-            say(f'feature ping=1 setboard=1 usermove=1 sigint=0 myname="{args.name}" done=1')
+            variants = ' variants="normal,fischerandom"' if args.chess960 else ""
+            say(
+                f'feature ping=1 setboard=1 usermove=1 sigint=0 myname="{args.name}"{variants} '
+                "done=1"
+            )
         elif cmd == "new":
             time.sleep(args.newgame_delay)
-            brain.board = chess.Board()
+            brain.board, brain.chess960 = chess.Board(), False
+        elif cmd == "variant":
+            brain.chess960 = rest == "fischerandom"
+            brain.board = chess.Board(chess960=brain.chess960)
         elif cmd == "setboard":
-            brain.board = chess.Board(rest)
+            brain.board = chess.Board(rest, chess960=brain.chess960)
         elif cmd == "usermove":
-            brain.board.push_uci(rest)
+            brain.board.push_xboard(rest)
         elif cmd == "ping":
             say(f"pong {rest}")
         elif cmd == "post":
@@ -250,7 +271,9 @@ def xboard(args: argparse.Namespace, brain: Brain) -> None:
                 nodes = 1000 * (brain.own_moves + 1)
                 say(f"{args.depth} {centi} 1 {nodes} {brain.pv(move)}")
             if move in {m.uci() for m in brain.board.legal_moves}:
-                brain.board.push_uci(move)
+                played = chess.Move.from_uci(move)
+                move = brain.board.xboard(played)  # castling as O-O in Chess960
+                brain.board.push(played)
             say(f"move {move}")
         elif cmd == "quit":
             if args.ignore_quit:

@@ -20,6 +20,8 @@ from orchestrator.core.pairing import pair_next
 class Simulation:
     tournament: Tournament
     dropped: tuple[int, ...]  # dropped_rounds reported when pairing each round
+    #: each round's opening numbers, where its system numbers them (a knockout), else ()
+    openings: tuple[tuple[int, ...], ...] = ()
 
     @property
     def first_removal(self) -> int | None:
@@ -68,6 +70,7 @@ def simulate(
     rating.update(ratings or {})
     t = start
     dropped: list[int] = []
+    openings: list[tuple[int, ...]] = []
     for _ in range(rounds):
         pairing: Pairing = pair_next(t)
         if pairing.finished:  # a system that ends itself (a knockout) is over
@@ -77,4 +80,5 @@ def simulate(
         )
         t = msgspec.structs.replace(t, rounds=(*t.rounds, pairing.as_round(results)))
         dropped.append(pairing.dropped_rounds)
-    return Simulation(t, tuple(dropped))
+        openings.append(pairing.openings)
+    return Simulation(t, tuple(dropped), tuple(openings))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import random
 from dataclasses import dataclass, field
+from typing import Literal
 
 import chess
 import chess.pgn
@@ -22,6 +23,11 @@ class OpeningError(OrchestratorError, ValueError):
 
 
 START_NAME = "start position"
+#: the game's variant: standard chess, Chess960 (both sides share one of the 960 start
+#: positions), or double Chess960 (each side's back rank chosen on its own)
+Variant = Literal["standard", "chess960", "dfrc"]
+#: the standard start position's number among the 960 (Scharnagl's numbering)
+STANDARD_960 = 518
 
 
 def opening_tags(name: str | None, variation: str | None, eco: str | None) -> dict[str, str]:
@@ -41,14 +47,18 @@ class Opening:
     moves: tuple[str, ...] = ()  # book moves in UCI
     eco: str | None = field(default=None, repr=False)  # as the suite names them, if it does
     variation: str | None = field(default=None, repr=False)
+    #: a Chess960 game: castling is king-takes-rook, the FEN's castling rights name rooks
+    chess960: bool = field(default=False, repr=False)
 
     def board(self) -> chess.Board:
         """The start position (the book moves are not yet played).
 
         >>> Opening("KPK", "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1").board().fen()
         '4k3/8/8/8/8/8/4P3/4K3 w - - 0 1'
+        >>> position(1, "chess960").board().chess960
+        True
         """
-        return chess.Board(self.fen) if self.fen else chess.Board()
+        return chess.Board(self.fen or chess.STARTING_FEN, chess960=self.chess960)
 
     def book(self) -> tuple[MoveRecord, ...]:
         """The book moves as a game records them: the first moves of every game from this
@@ -76,13 +86,13 @@ class Opening:
         return board
 
     @classmethod
-    def from_san(cls, line: str, fen: str | None = None) -> Opening:
+    def from_san(cls, line: str, fen: str | None = None, chess960: bool = False) -> Opening:
         """An opening from a line of SAN moves such as "e4 e5 Nf3" (move numbers allowed).
 
         >>> Opening.from_san("1. e4 e5 2. Nf3").moves
         ('e2e4', 'e7e5', 'g1f3')
         """
-        board = chess.Board(fen) if fen else chess.Board()
+        board = chess.Board(fen or chess.STARTING_FEN, chess960=chess960)
         moves = []
         for token in line.split():
             if token.rstrip(".").isdigit() or token.endswith("."):
@@ -91,22 +101,108 @@ class Opening:
                 moves.append(board.push_san(token).uci())
             except ValueError:
                 raise OpeningError(f"illegal or unknown move {token!r} in {line!r}") from None
-        return cls(line, fen, tuple(moves))
+        return cls(line, fen, tuple(moves), chess960=chess960)
+
+    def with_moves(self, line: str) -> Opening:
+        """This start position with the book moves of a SAN `line` after it.
+
+        >>> position(518, "chess960").with_moves("1. e4 e5").moves
+        ('e2e4', 'e7e5')
+        """
+        if not line.strip():
+            return self
+        played = Opening.from_san(line, self.fen, self.chess960)
+        return Opening(f"{self.name} {line}", self.fen, played.moves, chess960=self.chess960)
 
 
-def parse_epd(text: str, where: str = "EPD") -> list[Opening]:
-    """Positions of an EPD suite, named by their `id` (or `c0`) operation.
+def position(number: int, variant: Variant, black: int | None = None) -> Opening:
+    """Chess960 start position `number` (0 to 959, 518 the standard one), as python-chess
+    numbers them; in double Chess960 with Black's back rank from position `black`.  The FEN
+    carries the castling rights of every rook (X-FEN).
+
+    >>> position(0, "chess960").fen
+    'bbqnnrkr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1'
+    >>> dfrc = position(0, "dfrc", 959)
+    >>> dfrc.name, dfrc.fen
+    ('DFRC 0-959', 'rkrnnqbb/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w KQkq - 0 1')
+    """
+    if not 0 <= number < 960 or not (black is None or 0 <= black < 960):
+        shown = number if black is None else f"{number}-{black}"
+        raise OpeningError(f"no Chess960 position {shown} (the positions are 0 to 959)")
+    white = chess.Board.from_chess960_pos(number)
+    if black is None or variant == "chess960":
+        return Opening(f"Chess960 #{number}", white.fen(), chess960=True)
+    board = chess.Board.from_chess960_pos(black)
+    for square in chess.SquareSet(chess.BB_RANK_1 | chess.BB_RANK_2):
+        board.set_piece_at(square, white.piece_at(square))
+    board.castling_rights = (white.castling_rights & chess.BB_RANK_1) | (
+        board.castling_rights & chess.BB_RANK_8
+    )
+    return Opening(f"DFRC {number}-{black}", board.fen(), chess960=True)
+
+
+def parse_position(text: str, variant: Variant) -> Opening:
+    """A start position by number: "518", or "123-456" (White's, then Black's) in double
+    Chess960, with book moves in SAN after it.
+
+    >>> parse_position("518 1. e4", "chess960").moves, parse_position("1-2", "dfrc").name
+    (('e2e4',), 'DFRC 1-2')
+    """
+    head, _, line = text.strip().partition(" ")
+    white, dash, black = head.partition("-")
+    if not white.isdigit() or (dash and not black.isdigit()):
+        raise OpeningError(f"{text!r} is not a position number (such as 518 or 123-456)")
+    if dash and variant != "dfrc":
+        raise OpeningError(f"{head!r}: a pair of back ranks is double Chess960 (variant dfrc)")
+    numbers = int(white), int(black) if dash else int(white)
+    opening = position(numbers[0], variant, numbers[1] if variant == "dfrc" else None)
+    return opening.with_moves(line)
+
+
+def draw_position(variant: Variant, seed: int, index: int) -> Opening:
+    """The start position of an event's `index`-th pair when no suite is given: drawn from
+    `seed`, the standard start position left out.  Chess960 walks a seeded permutation of
+    the other 959 positions (each once before any repeats); double Chess960 draws each
+    pair's two back ranks on their own.
+
+    >>> draw_position("chess960", 1, 0) == draw_position("chess960", 1, 0)
+    True
+    >>> len({draw_position("chess960", 7, i).name for i in range(959)})
+    959
+    """
+    if variant == "dfrc":
+        rng = random.Random(f"{seed}:dfrc:{index}")
+        while (pair := (rng.randrange(960), rng.randrange(960))) == (STANDARD_960,) * 2:
+            pass
+        return position(pair[0], variant, pair[1])
+    cycle, at = divmod(index, 959)
+    numbers = [n for n in range(960) if n != STANDARD_960]
+    random.Random(f"{seed}:chess960:{cycle}").shuffle(numbers)
+    return position(numbers[at], variant)
+
+
+def parse_epd(text: str, where: str = "EPD", variant: Variant = "standard") -> list[Opening]:
+    """Positions of an EPD suite, named by their `id` (or `c0`) operation.  In a Chess960
+    event a line may also be a position number (`parse_position`).
 
     >>> parse_epd('4k3/8/8/8/8/8/4P3/4K3 w - - id "KPK";')
     [Opening(name='KPK', fen='4k3/8/8/8/8/8/4P3/4K3 w - - 0 1', moves=())]
     """
     openings = []
+    chess960 = variant != "standard"
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.strip()
         if not line or line.startswith("#"):
             continue
+        head = line.partition(" ")[0]
+        if chess960 and head[:1].isdigit() and "/" not in head:  # a number, not a FEN
+            try:
+                openings.append(parse_position(line, variant))
+            except OpeningError as exc:
+                raise OpeningError(f"{where}: line {number}: {exc}") from None
+            continue
         try:
-            board, ops = chess.Board.from_epd(line)
+            board, ops = chess.Board.from_epd(line, chess960=chess960)
         except ValueError as exc:
             raise OpeningError(
                 f"{where}: line {number}: not a valid EPD position ({exc})"
@@ -115,14 +211,16 @@ def parse_epd(text: str, where: str = "EPD") -> list[Opening]:
             raise OpeningError(f"{where}: line {number}: an illegal position")
         name = ops.get("id") or ops.get("c0") or f"{where}:{number}"
         eco = ops.get("eco")
-        openings.append(Opening(str(name), board.fen(), eco=None if eco is None else str(eco)))
+        eco_name = None if eco is None else str(eco)
+        openings.append(Opening(str(name), board.fen(), eco=eco_name, chess960=chess960))
     if not openings:
         raise OpeningError(f"{where}: no positions in the file")
     return openings
 
 
-def parse_pgn(text: str, where: str = "PGN") -> list[Opening]:
-    """Move lines of a PGN suite, named by their Opening (or Event) tag.
+def parse_pgn(text: str, where: str = "PGN", variant: Variant = "standard") -> list[Opening]:
+    """Move lines of a PGN suite, named by their Opening (or Event) tag; in a Chess960 event
+    each starts from its FEN (castling rights as X-FEN or Shredder-FEN).
 
     >>> parse_pgn('[Opening "Italian"]\\n\\n1. e4 e5 2. Nf3 Nc6 3. Bc4 *')[0].moves
     ('e2e4', 'e7e5', 'g1f3', 'b8c6', 'f1c4')
@@ -138,26 +236,38 @@ def parse_pgn(text: str, where: str = "PGN") -> list[Opening]:
         if game.errors:
             raise OpeningError(f"{where}: game {number}: {game.errors[0]}")
         fen = game.headers.get("FEN")
+        chess960 = variant != "standard"
+        if chess960:  # read again as Chess960, whatever its Variant tag says
+            game.headers["Variant"] = "Chess960"
+            game = chess.pgn.read_game(io.StringIO(str(game)))
+            assert game is not None
+            if game.errors:
+                raise OpeningError(f"{where}: game {number}: {game.errors[0]}")
+            fen = game.board().fen()
         moves = tuple(m.uci() for m in game.mainline_moves())
         name = game.headers.get("Opening") or game.headers.get("Event") or f"{where}:{number}"
         if name == "?":
             name = f"{where}:{number}"
         eco, variation = game.headers.get("ECO"), game.headers.get("Variation")
-        openings.append(Opening(name, fen, moves, eco if eco != "?" else None, variation or None))
+        eco_name = eco if eco != "?" else None
+        openings.append(Opening(name, fen, moves, eco_name, variation or None, chess960))
     if not openings:
         raise OpeningError(f"{where}: no games in the file")
     return openings
 
 
-def parse_suite(text: str, where: str) -> list[Opening]:
-    """EPD or PGN, by the file name's ending.
+def parse_suite(text: str, where: str, variant: Variant = "standard") -> list[Opening]:
+    """EPD or PGN, by the file name's ending; in a Chess960 event, a list of position numbers
+    may stand with (or instead of) EPD lines.
 
     >>> [o.name for o in parse_suite("1. d4 d5 *", "book.pgn")]
     ['book.pgn:1']
+    >>> [o.name for o in parse_suite("518\\n12-345 1. e4", "frc.txt", "dfrc")]
+    ['DFRC 518-518', 'DFRC 12-345 1. e4']
     """
     if where.lower().endswith(".pgn"):
-        return parse_pgn(text, where)
-    return parse_epd(text, where)
+        return parse_pgn(text, where, variant)
+    return parse_epd(text, where, variant)
 
 
 def choose(openings: list[Opening], index: int, rng_seed: int, order: str = "random") -> Opening:

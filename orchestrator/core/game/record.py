@@ -102,6 +102,7 @@ class GameRecord:
     eco: str | None = None  # the opening's, when its suite names them
     variation: str | None = None
     host: str | None = None  # the game host (Dask worker) it ran on; None: in the daemon
+    chess960: bool = False  # a Chess960 game (castling rights by rook, king-takes-rook)
 
     @property
     def plies(self) -> int:
