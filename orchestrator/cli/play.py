@@ -42,7 +42,10 @@ def play(
     white: Annotated[str, typer.Option("--white", help="Engine name playing white.")],
     black: Annotated[str, typer.Option("--black", help="Engine name playing black.")],
     tc: Annotated[str | None, typer.Option(help="Time control (default: the config's).")] = None,
-    fen: Annotated[str | None, typer.Option(help="Start from this position.")] = None,
+    fen: Annotated[
+        str | None,
+        typer.Option(help="Start from this position (a Chess960 config: also 518, 123-456)."),
+    ] = None,
     moves: Annotated[str | None, typer.Option(help='Book moves first, e.g. "e4 e5".')] = None,
     output: Annotated[
         Path | None, typer.Option("-o", "--output", help="Write the PGN here.")
@@ -56,19 +59,33 @@ def play(
 
     from orchestrator.config.load import check_files, load
     from orchestrator.core.game.clock import TimeControl
-    from orchestrator.core.game.openings import Opening, OpeningError
+    from orchestrator.core.game.openings import (
+        Opening,
+        OpeningError,
+        draw_position,
+        parse_position,
+    )
     from orchestrator.game.game import GameSpec
 
     config = load(config_path)
     spec_white, spec_black = config.engine(white), config.engine(black)
     check_files(config)
     time_control = TimeControl.parse(tc) if tc else config.tournament.tc
-    opening = None
+    variant = config.tournament.variant
+    chess960 = variant != "standard"
+    opening = draw_position(variant, config.tournament.random_seed, 0) if chess960 else None
+    if fen and chess960 and fen.partition("-")[0].isdigit():
+        try:
+            opening = parse_position(fen, variant)
+        except OpeningError as exc:
+            raise fail(f"--fen: {exc}") from None
+        fen = opening.fen
     if fen or moves:
         try:
             if fen:
-                Opening("fen", fen).board()
-            opening = Opening.from_san(moves or "", fen) if moves else Opening("fen", fen)
+                Opening("fen", fen, chess960=chess960).board()
+            start = Opening("fen", fen, chess960=chess960)
+            opening = Opening.from_san(moves, fen, chess960) if moves else start
         except OpeningError as exc:
             raise fail(f"--moves: {exc}") from None
         except ValueError as exc:
