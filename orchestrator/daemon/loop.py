@@ -40,7 +40,7 @@ from orchestrator.event.state import OpeningChoice, new_games, tournament
 from orchestrator.event.tcec_files import live_headers
 from orchestrator.executor import Executor, HostFault, make_executor
 from orchestrator.game.game import GameSpec
-from orchestrator.game.pgn import to_pgn
+from orchestrator.game.pgn import elo_tags, to_pgn
 from orchestrator.store.database import ControlRow, GameRow, RoundRow, Store
 
 log = structlog.get_logger()
@@ -373,8 +373,7 @@ class Daemon:
             view = await view_of(self.store)
             await asyncio.to_thread(write_standings, self.folder, view)
         if self.tcec_files:
-            ratings = {e.name: e.rating for e in self.config.engines if e.rating is not None}
-            self.tcec_files.event(view or await view_of(self.store), ratings)
+            self.tcec_files.event(view or await view_of(self.store))
 
     # games --------------------------------------------------------------------------------
 
@@ -440,12 +439,13 @@ class Daemon:
             options=(spec.white.options, spec.black.options),
             comments=settings.pgn_comments,
             rules=self.config.adjudication,
-            tags=board_tags(self.event.settings.teams, game.white, game.black),
+            tags=board_tags(self.event.settings.teams, game.white, game.black)
+            | elo_tags(spec.white.rating, spec.black.rating),
         )
         # shielded: a stop that comes now does not undo a finished game
         await asyncio.shield(self.store.finish_game(game.id, attempt, record, pgn))
         if self.tcec_files:
-            self.tcec_files.finish(game.id, record.result, record.reason)
+            self.tcec_files.finish(game.id, record)
         self._log_finished(record, context)
         await self._sweep()
         await self._write_outputs(rnd.number)
@@ -477,10 +477,12 @@ class Daemon:
 
         if self.tcec_files:
             started = datetime.now(UTC)
-            headers = live_headers(
-                self.name, str(spec.tc), game, self.config.tournament.site, started
-            ) | board_tags(self.event.settings.teams, game.white, game.black)
-            options = {game.white: spec.white.options, game.black: spec.black.options}
+            headers = (
+                live_headers(self.name, str(spec.tc), game, self.config.tournament.site, started)
+                | board_tags(self.event.settings.teams, game.white, game.black)
+                | elo_tags(spec.white.rating, spec.black.rating)
+            )
+            options = (dict(spec.white.options), dict(spec.black.options))
             self.tcec_files.start(game.id, headers, options, game.opening)
 
         async def on_move(move: MoveRecord, board: chess.Board) -> None:

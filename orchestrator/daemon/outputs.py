@@ -20,17 +20,19 @@ import structlog
 from orchestrator.core.game.adjudication import Adjudication
 from orchestrator.core.game.fields import Annotated, Annotator
 from orchestrator.core.game.openings import START, Opening
-from orchestrator.core.game.record import MoveRecord
+from orchestrator.core.game.record import GameRecord, MoveRecord
 from orchestrator.event.export import round_pgn, slug, standings_text
 from orchestrator.event.read import EventView, standings_json, standings_notes
 from orchestrator.event.tcec_files import (
     LiveMove,
     crosstable_json,
     eventcrosstable_json,
+    gamelist_json,
     live_json,
     live_move,
     live_pgn,
     schedule_json,
+    tournament_json,
 )
 from orchestrator.store.database import RoundRow
 
@@ -118,7 +120,7 @@ def write_standings(folder: Path, view: EventView) -> None:
 @dataclass
 class _FollowedGame:
     headers: dict[str, str]
-    options: dict[str, dict[str, Any]]
+    options: tuple[dict[str, Any], dict[str, Any]]  # White's engine's, Black's
     annotator: Annotator
     plies: list[Annotated] = field(default_factory=list)
     moves: list[LiveMove] = field(default_factory=list)
@@ -146,7 +148,7 @@ class TcecFiles:
         self,
         game: int,
         headers: dict[str, str],
-        options: dict[str, dict[str, Any]],
+        options: tuple[dict[str, Any], dict[str, Any]],
         opening: Opening | None,
     ) -> None:
         """A game starts, from `opening` (its book moves are its first moves)."""
@@ -172,21 +174,28 @@ class TcecFiles:
         if game == self.followed:
             self._game_files(game)
 
-    def finish(self, game: int, result: str | None = None, reason: str | None = None) -> None:
-        """The game ended (`result`) or its attempt was aborted (no result)."""
+    def finish(self, game: int, record: GameRecord | None = None) -> None:
+        """The game ended (its `record`) or its attempt was aborted (no record): an ended
+        game's last files carry its result and how it ended (`Termination`, and
+        `TerminationDetails` in TCEC's words), so that TCEC's viewer stops its clock."""
         live = self.games.pop(game, None)
         if live is None or game != self.followed:
             return
-        if result is not None:
-            live.headers = {**live.headers, "Result": result}
-            self._game_files(game, live, reason)
+        if record is not None:
+            ending: dict[str, str] = {"Result": record.result, "Termination": record.termination}
+            if record.details:
+                ending["TerminationDetails"] = record.details
+            live.headers = {**live.headers, **ending}
+            self._game_files(game, live, record.reason)
         self.followed = min(self.games, default=None)
         if self.followed is not None:
             self._game_files(self.followed)
 
-    def event(self, view: EventView, ratings: dict[str, float]) -> None:
+    def event(self, view: EventView) -> None:
+        self._queue("tournament.json", lambda: json.dumps(tournament_json(view), indent=1))
+        self._queue("gamelist.json", lambda: json.dumps(gamelist_json(view), indent=1))
         self._queue("schedule.json", lambda: json.dumps(schedule_json(view), indent=1))
-        self._queue("crosstable.json", lambda: json.dumps(crosstable_json(view, ratings), indent=1))
+        self._queue("crosstable.json", lambda: json.dumps(crosstable_json(view), indent=1))
         if view.settings.system == "knockout":  # TCEC's Cup viewer draws its bracket
             self._queue("Eventcrosstable.json", lambda: json.dumps(eventcrosstable_json(view)))
 
@@ -197,7 +206,7 @@ class TcecFiles:
         headers, moves, plies = live.headers, list(live.moves), list(live.plies)
         options = live.options
         self._queue("live.json", lambda: json.dumps(live_json(headers, moves, options)))
-        self._queue("live.pgn", lambda: live_pgn(headers, plies, reason))
+        self._queue("live.pgn", lambda: live_pgn(headers, plies, reason, options))
 
     def _queue(self, name: str, render: Callable[[], str]) -> None:
         self.pending[name] = render

@@ -33,7 +33,7 @@ from orchestrator.core.pairing import lookup
 from orchestrator.core.pairing.teams import board_tags
 from orchestrator.event.export import round_tag
 from orchestrator.event.read import STRIKES, EventView, view_of
-from orchestrator.game.pgn import amend, to_pgn
+from orchestrator.game.pgn import amend, elo_tags, to_pgn
 from orchestrator.store import changes
 from orchestrator.store.database import Change, ControlRow, GameRow, RoundRow, Store
 
@@ -193,14 +193,15 @@ class Adjudicate(_GameControl, frozen=True, kw_only=True, tag="adjudicate"):
         result: Result = next(r for r in RESULTS if r == self.result)
         reason = self.reason or ""
         plan = [c for n in _changeable(view, game) for c in changes.round_dropped(n)]
-        details = f"Adjudicated by the tournament director: {reason}"
+        details = DIRECTOR_WORDS
         text = f"{_winner(result)} by the tournament director's decision: {reason}"
         if game.status == "finished" and game.pgn:
             pgn = amend(game.pgn, result, "adjudication", details)
-            plies, attempt = game.plies or 0, None
+            plies, attempt, goal = game.plies or 0, None, game.rmobility
         else:
             record, attempt = await _record_so_far(store, view, game, result, text)
             pgn, plies = _pgn(view, game, record, site, details), record.plies
+            goal = str(record.goal())
         plan += changes.game_result(
             game.id,
             result,
@@ -210,6 +211,7 @@ class Adjudicate(_GameControl, frozen=True, kw_only=True, tag="adjudicate"):
             plies=plies,
             pgn=pgn,
             attempt=attempt,
+            rmobility=goal,
         )
         return Plan(plan, f"game {game.id}: {result} by adjudication")
 
@@ -302,9 +304,10 @@ class Withdraw(_EngineControl, frozen=True, kw_only=True, tag="withdraw"):
                 record, _ = await _record_so_far(
                     store, view, g, result, text, moves=False, termination="abandoned"
                 )
-                pgn = _pgn(view, g, record, site, text)
+                words = f"{'White' if g.white == engine else 'Black'} forfeits"
+                pgn = _pgn(view, g, record, site, words)
                 plan += changes.game_result(
-                    g.id, result, "abandoned", text, details=text, pgn=pgn, forfeit=True
+                    g.id, result, "abandoned", text, details=words, pgn=pgn, forfeit=True
                 )
             what = "forfeited"
         games = ", ".join(str(g.id) for g in unplayed) or "none"
@@ -569,6 +572,10 @@ async def plan(store: Store, row: ControlRow, site: str = "?") -> tuple[AnyContr
         return control, Plan([], f"refused: {refused}")
 
 
+#: a result the director decided, in the words of TCEC's PGNs (TerminationDetails)
+DIRECTOR_WORDS = "Manual adjudication"
+
+
 def _round_of(view: EventView, game: GameRow) -> RoundRow:
     return next(r for r in view.rounds if r.number == game.round)
 
@@ -583,7 +590,8 @@ def _pgn(view: EventView, game: GameRow, record: GameRecord, site: str, details:
         details=details,
         comments=view.settings.pgn_comments,
         rules=view.settings.adjudication,
-        tags=board_tags(view.tournament.teams, game.white, game.black),
+        tags=board_tags(view.tournament.teams, game.white, game.black)
+        | elo_tags(view.settings.ratings.get(game.white), view.settings.ratings.get(game.black)),
     )
 
 

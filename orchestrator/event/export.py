@@ -273,6 +273,7 @@ _SHORT = {
     "direct": "DE",
     "buchholz": "Buch",
     "median-buchholz": "MBuch",
+    "rmobility": "RMob",
 }
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import chess
 
-from orchestrator.core.game.fields import pv_san, white_view
-from orchestrator.core.game.record import MoveRecord
+from orchestrator.core.game.fields import pv_san
+from orchestrator.core.game.record import MoveRecord, white_view
 from orchestrator.event.api import GameEvent, MoveEvent, MoveJSON, RoundEvent
 from orchestrator.store.database import MoveRow
 

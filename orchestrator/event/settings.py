@@ -53,6 +53,7 @@ FREE = (
     "tls_key",
     "seeding",
     "groups",
+    "ratings",
 )
 #: the keys whose empty string meant "none" in the settings of older orchestrators
 _EMPTY_IS_NONE = ("openings", "live_dir", "tls_ca_file", "tls_cert", "tls_key")
@@ -73,6 +74,9 @@ class EventSettings(TournamentConfig, frozen=True, kw_only=True, forbid_unknown_
     teams: tuple[Team, ...] = ()  # a team Swiss's teams, seed 1 first
     adjudication: Adjudication = msgspec.field(default_factory=Adjudication)
     engines: dict[str, EngineSettings] = msgspec.field(default_factory=dict)
+    #: the engines' ratings, where the config gives them (WhiteElo and BlackElo, the TCEC
+    #: crosstable's Rating); they may change at any resume
+    ratings: dict[str, float] = msgspec.field(default_factory=dict)
 
     @classmethod
     def of(cls, config: Config, players: tuple[str, ...]) -> EventSettings:
@@ -92,6 +96,7 @@ class EventSettings(TournamentConfig, frozen=True, kw_only=True, forbid_unknown_
                 "teams": config.teams(),
                 "adjudication": config.adjudication,
                 "engines": {e.name: e.settings for e in config.engines},
+                "ratings": {e.name: e.rating for e in config.engines if e.rating is not None},
             }
         )
 

@@ -63,7 +63,17 @@ def tournament(
             Round(
                 r.number,
                 tuple(
-                    Game(g.white, g.black, g.result, g.forfeit, g.stage, g.slot, g.match_game, g.tc)
+                    Game(
+                        g.white,
+                        g.black,
+                        g.result,
+                        g.forfeit,
+                        g.stage,
+                        g.slot,
+                        g.match_game,
+                        g.tc,
+                        g.rmobility,
+                    )
                     for g in r.games
                     if g.result
                 ),

@@ -19,9 +19,9 @@ from orchestrator.config.model import OptionValue
 from orchestrator.core.event.model import Game
 from orchestrator.core.event.standings import mark, standings
 from orchestrator.core.game.clock import hms
-from orchestrator.core.game.fields import Annotated
+from orchestrator.core.game.fields import Annotated, options_comment
 from orchestrator.core.game.openings import opening_tags
-from orchestrator.event.export import round_tag
+from orchestrator.event.export import round_tag, slug
 from orchestrator.event.read import EventView
 from orchestrator.store.database import GameRow
 
@@ -68,6 +68,9 @@ class ScheduleRow(TypedDict, total=False):
     FinalFen: str | None
     Opening: str
     ECO: str
+    RMobilityResult: str  # its r-mobility G-score ("G1.5", "-G8.5")
+    WhiteEv: str  # each engine's last score, from White's side
+    BlackEv: str
 
 
 def live_move(annotated: Annotated) -> LiveMove:
@@ -164,22 +167,34 @@ def live_headers(name: str, tc: str, game: GameRow, site: str, started: datetime
 def live_json(
     headers: dict[str, str],
     moves: list[LiveMove],
-    options: Mapping[str, Mapping[str, OptionValue]],
+    options: tuple[Mapping[str, OptionValue], Mapping[str, OptionValue]],
 ) -> dict[str, object]:
-    """`live.json`: the tags, the moves so far, and one key per engine with its options.
+    """`live.json`: the tags, the moves so far, and each side's engine options, as TCEC's
+    viewer reads them (`WhiteEngineOptions`, `BlackEngineOptions`: `[{Name, Value}]`).
 
-    >>> data = live_json({"White": "A", "Black": "B"}, [], {"A": {"Hash": 1}, "B": {}})
+    >>> data = live_json({"White": "A", "Black": "B"}, [], ({"Hash": 1}, {}))
     >>> sorted(data)
-    ['A', 'B', 'Headers', 'Moves']
+    ['BlackEngineOptions', 'Headers', 'Moves', 'WhiteEngineOptions']
+    >>> data["WhiteEngineOptions"]
+    [{'Name': 'Hash', 'Value': 1}]
     """
-    data: dict[str, object] = {"Headers": headers, "Moves": moves}
-    for name, engine in options.items():
-        data[name] = engine_options(engine)
-    return data
+    white, black = options
+    return {
+        "Headers": headers,
+        "Moves": moves,
+        "WhiteEngineOptions": engine_options(white),
+        "BlackEngineOptions": engine_options(black),
+    }
 
 
-def live_pgn(headers: dict[str, str], plies: list[Annotated], reason: str | None = None) -> str:
-    """`live.pgn`: the game so far with TCEC's comments (python-chess writes it).
+def live_pgn(
+    headers: dict[str, str],
+    plies: list[Annotated],
+    reason: str | None = None,
+    options: tuple[Mapping[str, OptionValue], Mapping[str, OptionValue]] | None = None,
+) -> str:
+    """`live.pgn`: the game so far with TCEC's comments (python-chess writes it), the
+    engines' `options` in its first comment.
 
     >>> from orchestrator.core.game.adjudication import Adjudication
     >>> from orchestrator.core.game.record import MoveRecord
@@ -198,15 +213,13 @@ def live_pgn(headers: dict[str, str], plies: list[Annotated], reason: str | None
         if "FEN" in headers:
             game.setup(start)
             game.headers["SetUp"], game.headers["FEN"] = "1", start.fen()
+    if options is not None:
+        game.comment = options_comment(*options)
     for i, ply in enumerate(plies):
         comment = ply.comment()
         if reason and i == len(plies) - 1:
             comment += f", {reason}"
         node = node.add_variation(chess.Move.from_uci(ply.move.uci), comment=comment)
-        if not ply.move.book:
-            if ply.move.clock_ms is not None:
-                node.set_clock(ply.move.clock_ms / 1000)
-            node.set_emt(ply.move.time_ms / 1000)
     return str(game) + "\n"
 
 
@@ -239,6 +252,12 @@ def schedule_json(view: EventView) -> list[ScheduleRow]:
             row["Duration"] = None if game.duration_s is None else hms(game.duration_s)
             row["Moves"] = ((game.plies or 0) + 1) // 2
             row["FinalFen"] = _final_fen(game.pgn) if game.pgn else None
+            if game.rmobility is not None:
+                row["RMobilityResult"] = game.rmobility
+            if game.white_ev is not None:
+                row["WhiteEv"] = game.white_ev
+            if game.black_ev is not None:
+                row["BlackEv"] = game.black_ev
         if game.opening is not None:
             name = game.opening.name
             if game.opening.variation:
@@ -263,6 +282,7 @@ class CrossResult(TypedDict):
 
 
 class CrossRow(TypedDict):
+    Abbreviation: str  # unique in the event: the viewer keys its crosstable columns by it
     Rank: int
     Rating: float
     Score: float
@@ -276,6 +296,7 @@ class CrossRow(TypedDict):
     Neustadtl: float
     Strikes: int
     Performance: float
+    RMobilityScore: float  # r-mobility points (`core/game/rmobility.py`)
     Results: dict[str, CrossResult]
 
 
@@ -287,7 +308,29 @@ class CrosstableJSON(TypedDict):
     Table: dict[str, CrossRow]
 
 
-def crosstable_json(view: EventView, ratings: dict[str, float] | None = None) -> CrosstableJSON:
+def abbreviations(names: list[str]) -> dict[str, str]:
+    """A short name for every engine, unique in the event, as TCEC's crosstable gives them
+    (`Abbreviation`): the first two letters of its name, else its first letter and a later
+    one, else a number.
+
+    >>> abbreviations(["Stockfish", "Stoofvlees", "Ethereal", "LCZero", "Leela"])
+    {'Stockfish': 'St', 'Stoofvlees': 'So', 'Ethereal': 'Et', 'LCZero': 'Lc', 'Leela': 'Le'}
+    """
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for name in names:
+        letters = [c for c in name if c.isalnum()] or ["E"]
+        first = letters[0].upper()
+        tries = [first + c.lower() for c in letters[1:]] + [
+            f"{first}{n}" for n in range(1, len(names) + 2)
+        ]
+        short = next(t for t in tries if t.lower() not in taken)
+        taken.add(short.lower())
+        out[name] = short
+    return out
+
+
+def crosstable_json(view: EventView) -> CrosstableJSON:
     """`crosstable.json`: the engines in standings order, each with its record (counted by
     `core.event.standings`) and its results against every opponent (`Scores` name the games
     by their schedule number).
@@ -297,15 +340,17 @@ def crosstable_json(view: EventView, ratings: dict[str, float] | None = None) ->
     >>> data["Order"][0], data["Table"]["D"]["Score"], data["Table"]["D"]["Results"]["C"]
     ('D', 1.0, {'H2h': 1.0, 'Text': '1', 'Scores': [{'Game': 1, 'Result': 1.0, 'Winner': 'White'}]})
     """
-    ratings = ratings or {}
+    ratings = view.settings.ratings
     played = view.standings_tournament()
     lines = standings(played, view.settings.tiebreaks)
     sb = {line.name: line.tiebreaks["sb"] for line in standings(played, ["sb"])}
     strikes = view.strikes()
     table: dict[str, CrossRow] = {}
+    short = abbreviations([p.name for p in played.by_seed()])
     for rank, line in enumerate(lines, start=1):
         won = sum(points for _, points in line.results)
         table[line.name] = {
+            "Abbreviation": short[line.name],
             "Rank": rank,
             "Rating": ratings.get(line.name, 0),
             "Score": line.score,
@@ -319,6 +364,7 @@ def crosstable_json(view: EventView, ratings: dict[str, float] | None = None) ->
             "Neustadtl": sb.get(line.name, 0.0),
             "Strikes": len(strikes.get(line.name, ())),
             "Performance": round(100.0 * won / line.games, 1) if line.games else 0.0,
+            "RMobilityScore": round(line.rmobility, 4),
             "Results": {},
         }
     games = (g for r in view.rounds for g in r.games)
@@ -458,3 +504,64 @@ def _cup_result(name: str, points: float, other: float, over: bool) -> CupResult
         "manual": 0,
         "origscore": points,
     }
+
+
+class TournamentJSON(TypedDict):
+    """`tournament.json`, as TCEC's viewer reads it (tcecgui `analyse_tournament`: `cup`,
+    whose 6 and over draw a Cup's bracket in the equal-distance order)."""
+
+    name: str
+    url: str
+    cup: int
+    frc: int
+    system: str
+    rounds: int
+    games: int
+    twitchaccount: str
+
+
+def tournament_json(view: EventView) -> TournamentJSON:
+    """`tournament.json`: the event, and whether it is a Cup (a knockout) or Chess960.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> data = tournament_json(sample_view())
+    >>> data["cup"], data["frc"], data["url"]
+    (0, 0, 'Sample')
+    """
+    settings = view.settings
+    cup = 0
+    if settings.system == "knockout":
+        order = settings.system_options.get("bracket", "equal-distance")
+        cup = 6 if order == "equal-distance" else 5  # the viewer's calculate_seeds mode
+    return {
+        "name": view.name,
+        "url": slug(view.name),
+        "cup": cup,
+        "frc": int(settings.variant != "standard"),
+        "system": settings.system,
+        "rounds": settings.rounds,
+        "games": view.tournament.games_planned(),
+        "twitchaccount": "",
+    }
+
+
+def gamelist_json(view: EventView) -> dict[str, object]:
+    """`gamelist.json`, the viewer's archive menu: this event as the one entry of one season
+    (tcecgui `analyse_seasons`, `open_event`: `Seasons`, each with its `sub` events, each
+    with `abb`, `url`, `menu`, `cup`, `frc` and `eventtag`).
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> gamelist_json(sample_view())["Seasons"]["1"]["sub"][0]["menu"]
+    'Sample'
+    """
+    tour = tournament_json(view)
+    entry = {
+        "abb": tour["url"],
+        "url": tour["url"],
+        "menu": view.name,
+        "dno": "1",
+        "cup": tour["cup"],
+        "frc": tour["frc"],
+        "eventtag": tour["url"] if tour["cup"] else "",
+    }
+    return {"Seasons": {"1": {"sub": [entry]}}}

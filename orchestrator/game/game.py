@@ -64,6 +64,7 @@ class _Ended(Exception):
     termination: Termination
     reason: str
     fault: Fault | None = None
+    details: str = ""  # in TCEC's words (TerminationDetails)
 
 
 def _now() -> datetime:
@@ -72,6 +73,23 @@ def _now() -> datetime:
 
 def _colour_name(colour: chess.Color) -> str:
     return "White" if colour == chess.WHITE else "Black"
+
+
+def ended_words(colour: chess.Color, kind: FaultKind) -> str:
+    """How TCEC's PGNs word a game lost by `colour`'s engine fault (TerminationDetails).
+
+    >>> ended_words(chess.WHITE, "crash"), ended_words(chess.BLACK, "stall")
+    ('White disconnects', 'Black loses on time')
+    """
+    side = _colour_name(colour)
+    return {
+        "startup": f"{side} disconnects",
+        "crash": f"{side} disconnects",
+        "stall": f"{side} loses on time",
+        "time_forfeit": f"{side} loses on time",
+        "illegal_move": f"{side} makes an illegal move",
+        "garbage": f"{side} makes an illegal move",
+    }[kind]
 
 
 def _lost_by(colour: chess.Color) -> Result:
@@ -95,33 +113,39 @@ def rules_outcome(board: chess.Board) -> Verdict | None:
     if not any(board.generate_legal_moves()):
         if board.is_check():
             winner = not board.turn
-            return Verdict("1-0" if winner else "0-1", f"{_colour_name(winner)} mates")
-        return Verdict("1/2-1/2", "Draw by stalemate")
+            mates = f"{_colour_name(winner)} mates"
+            return Verdict("1-0" if winner else "0-1", mates, mates)
+        return Verdict("1/2-1/2", "Draw by stalemate", "Stalemate")
     if board.is_insufficient_material():
-        return Verdict("1/2-1/2", "Draw by insufficient mating material")
+        return Verdict("1/2-1/2", "Draw by insufficient mating material", "Insufficient material")
     if board.halfmove_clock >= 100:
-        return Verdict("1/2-1/2", "Draw by fifty moves rule")
+        return Verdict("1/2-1/2", "Draw by fifty moves rule", "Fifty moves rule")
     if board.is_repetition(3):
-        return Verdict("1/2-1/2", "Draw by 3-fold repetition")
+        return Verdict("1/2-1/2", "Draw by 3-fold repetition", "3-fold repetition")
     return None
 
 
 def _end_by_rules(board: chess.Board) -> None:
     verdict = rules_outcome(board)
     if verdict:
-        raise _Ended(verdict.result, "normal", verdict.reason)
+        raise _Ended(verdict.result, "normal", verdict.reason, details=verdict.details)
 
 
 def _flag(board: chess.Board, loser: chess.Color, engine: str, how: str) -> _Ended:
     """A loss on time, or a draw if the opponent cannot mate by any legal sequence."""
+    words = ended_words(loser, "time_forfeit")
     if board.has_insufficient_material(not loser):
         return _Ended(
             "1/2-1/2",
             "time forfeit",
             f"Draw: {engine} {how}, but {_colour_name(not loser)} cannot mate",
+            details=words,
         )
     return _Ended(
-        _lost_by(loser), "time forfeit", f"{_colour_name(not loser)} wins: {engine} {how}"
+        _lost_by(loser),
+        "time forfeit",
+        f"{_colour_name(not loser)} wins: {engine} {how}",
+        details=words,
     )
 
 
@@ -185,6 +209,7 @@ class _Game:
             result=outcome.result,
             termination=outcome.termination,
             reason=outcome.reason,
+            details=outcome.details,
             moves=tuple(self.moves),
             started_at=started,
             ended_at=_now(),
@@ -273,6 +298,7 @@ class _Game:
             termination,
             f"{winner} wins: {fault.engine} {what}: {fault.detail}",
             record,
+            ended_words(colour, fault.kind),
         )
 
     def _limit(self, colour: chess.Color) -> tuple[chess.engine.Limit, float]:
@@ -336,6 +362,7 @@ class _Game:
                 _lost_by(colour),
                 "normal",
                 f"{_colour_name(not colour)} wins: {engine.name} resigns",
+                details=f"{_colour_name(colour)} resigns",
             )
         move = played.move
         # python-chess parsed the move against this position, and a move it accepts is
@@ -377,7 +404,7 @@ class _Game:
             moves_played=board.fullmove_number - 1,
         )
         if verdict:
-            raise _Ended(verdict.result, "adjudication", verdict.reason)
+            raise _Ended(verdict.result, "adjudication", verdict.reason, details=verdict.details)
 
     def _charge(self, colour: chess.Color, used_ms: int, name: str) -> int | None:
         """Charge the move's time: a loss on time when it took longer than the time left

@@ -13,7 +13,7 @@ import chess.pgn
 from orchestrator.core.event.model import Result
 from orchestrator.core.game.adjudication import Adjudication
 from orchestrator.core.game.clock import TimeControl, hms
-from orchestrator.core.game.fields import annotate
+from orchestrator.core.game.fields import annotate, options_comment
 from orchestrator.core.game.openings import opening_tags
 from orchestrator.core.game.record import GameRecord, Termination
 
@@ -41,9 +41,11 @@ def to_pgn(
     rules: Adjudication | None = None,
     tags: Mapping[str, str] | None = None,
 ) -> str:
-    """The game's PGN (docs/pgn.md), with `details` as TerminationDetails and the
+    """The game's PGN (docs/pgn.md), with its ending in TCEC's words as TerminationDetails
+    (`details` where the director decided it), and the
     engines' `options` (white's, black's) in a first comment, as TCEC writes them; `tags`
-    (a team Swiss's Board, WhiteTeam and BlackTeam) follow the seven-tag roster.
+    (the engines' `WhiteElo` and `BlackElo`, a team Swiss's Board, WhiteTeam and BlackTeam)
+    follow the seven-tag roster.
 
     `comments` chooses the per-move comments: cutechess's `{+0.35/20 1.2s}`, or TCEC's
     fields (`core/tcec.py`, whose countdowns follow the adjudication `rules`).
@@ -60,14 +62,17 @@ def to_pgn(
     >>> pgn = to_pgn(record, event="E", comments="tcec")
     >>> print(pgn[pgn.index("[GameDuration") : pgn.index("1. e4")])
     [GameDuration "01:02:05"]
+    [RMobilityResult "-G29.5"]
     [WhiteTimeControl "60+1"]
     [BlackTimeControl "60+1"]
     [Opening "King's Pawn"]
     [ECO "C20"]
     <BLANKLINE>
     <BLANKLINE>
-    >>> print(pgn[pgn.index("{ d=") : pgn.index(", Draw")])
-    { d=12, sd=, mt=1500, tl=58500, s=, n=, pv=e5 Nf3, tb=, h=, wv=0.20, R50=50, Rd=-11, Rr=-11
+    >>> comment = pgn[pgn.index("{ d=") : pgn.index(", Draw")].split(", ")
+    >>> comment[:5], comment[-5:]
+    (['{ d=12', 'sd=12', 'mt=1500', 'tl=58500', 's='], ['wv=0.20', 'R50=50', 'Rd=-11', \
+'Rr=-11', 'mb=+0+0+0+0+0'])
     """
     game = chess.pgn.Game()
     h = game.headers
@@ -84,9 +89,10 @@ def to_pgn(
     h["PlyCount"] = str(record.plies)
     h["GameStartTime"] = record.started_at.isoformat(timespec="seconds")
     h["GameEndTime"] = record.ended_at.isoformat(timespec="seconds")
-    if details:
-        h["TerminationDetails"] = details
+    if details or record.details:
+        h["TerminationDetails"] = details or record.details
     h["GameDuration"] = hms((record.ended_at - record.started_at).total_seconds())
+    h["RMobilityResult"] = str(record.goal())
     h["WhiteTimeControl"] = h["BlackTimeControl"] = record.time_control
     if record.host:
         h["GameHost"] = record.host
@@ -105,19 +111,29 @@ def to_pgn(
     for i, move in enumerate(record.moves):
         comment = texts[i] + (f", {record.reason}" if i == last else "")
         node = node.add_variation(chess.Move.from_uci(move.uci), comment=comment)
-        if not move.book:
-            # [%clk] and [%emt], as lichess and ChessBase read them
+        if not move.book and comments != "tcec":
+            # [%clk] and [%emt], as lichess and ChessBase read them (TCEC's fields have tl and
+            # mt, and its viewer reads every word of the comment as a field)
             if move.clock_ms is not None:
                 node.set_clock(move.clock_ms / 1000)
             node.set_emt(move.time_ms / 1000)
     if node is game:
         game.comment = record.reason
     if options is not None:
-        white, black = (", ".join(f"{k}={v}" for k, v in o.items()) for o in options)
-        first = f"WhiteEngineOptions: {white}; BlackEngineOptions: {black}"
-        game.comment = f"{first}, {game.comment}" if game.comment else first
+        first = options_comment(*options)
+        game.comment = f"{first} {game.comment}" if game.comment else first
     exporter = _Exporter(headers=True, variations=False, comments=True)
     return game.accept(exporter) + "\n"
+
+
+def elo_tags(white: float | None, black: float | None) -> dict[str, str]:
+    """`WhiteElo` and `BlackElo` of rated engines (TCEC's viewer shows them).
+
+    >>> elo_tags(3500, None)
+    {'WhiteElo': '3500'}
+    """
+    ratings = {"WhiteElo": white, "BlackElo": black}
+    return {tag: f"{rating:g}" for tag, rating in ratings.items() if rating is not None}
 
 
 def amend(pgn: str, result: Result, termination: Termination, details: str) -> str:

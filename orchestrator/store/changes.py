@@ -30,16 +30,18 @@ def game_result(
     pgn: str | None = None,
     forfeit: bool = False,
     attempt: int | None = None,
+    rmobility: str | None = None,
 ) -> list[Change]:
     """`game` ends with `result` (and `attempt`, if any, counts as its finished attempt)."""
     changes: list[Change] = [
         (
             "UPDATE games SET status = 'finished', result = ?, termination = ?, reason = ?, "
-            "details = ?, plies = ?, pgn = ?, forfeit = ?, fault = NULL, "
+            "details = ?, plies = ?, pgn = ?, forfeit = ?, fault = NULL, rmobility = ?, "
             "ended_at = ?, started_at = COALESCE(started_at, ?) WHERE id = ?",
-            (result, termination, reason, details, plies, pgn, int(forfeit), now(), now(), game),
+            (result, termination, reason, details, plies, pgn, int(forfeit), rmobility, now(),
+             now(), game),
         )
-    ]
+    ]  # fmt: skip
     if attempt is not None:
         changes.append(
             (

@@ -79,12 +79,15 @@ class GameRow:
     fault: Fault | None
     pgn: str | None
     forfeit: bool
-    details: str | None  # PGN TerminationDetails: a director's decision
+    details: str | None  # PGN TerminationDetails: the ending in TCEC's words
     host: str | None  # the game host it ran on (None: in the daemon)
     stage: int | None  # a knockout's game: its stage, its match's slot in the stage ...
     slot: int | None
     match_game: int | None  # ... and its number in the match
     tc: str | None  # its time control where it is not the event's (a tiebreak pair's)
+    rmobility: str | None  # its r-mobility result (G-score), once played
+    white_ev: str | None  # each engine's last score, from White's side (TCEC's wv)
+    black_ev: str | None
 
     @property
     def duration_s(self) -> float | None:
@@ -155,7 +158,7 @@ class MoveRow:
 _MOVE_COLUMNS = (
     "m.rowid, a.game, m.attempt, m.ply, m.uci, m.san, m.book, m.score_cp, m.score_mate, "
     "m.depth, m.seldepth, m.nodes, m.time_ms, m.clock_ms, m.reported_ms, m.pv, m.nps, "
-    "m.tbhits, m.hashfull"
+    "m.tbhits, m.hashfull, m.ponder"
 )
 _MOVES = f"SELECT {_MOVE_COLUMNS} FROM moves m JOIN attempts a ON a.id = m.attempt"
 
@@ -163,11 +166,11 @@ _MOVES = f"SELECT {_MOVE_COLUMNS} FROM moves m JOIN attempts a ON a.id = m.attem
 def _move(r: aiosqlite.Row) -> MoveRow:
     """A row of `_MOVES`, decoded: the one place where a stored move becomes a record."""
     (rowid, game, attempt, ply, uci, san, book, cp, mate, depth, seldepth, nodes, time_ms,
-     clock_ms, reported_ms, pv, nps, tbhits, hashfull) = r  # fmt: skip
+     clock_ms, reported_ms, pv, nps, tbhits, hashfull, ponder) = r  # fmt: skip
     score = Mate(mate) if mate is not None else (Cp(cp) if cp is not None else None)
     move = MoveRecord(
         uci, san, bool(book), score, depth, seldepth, nodes, time_ms, clock_ms, reported_ms,
-        tuple(pv.split()) if pv else (), nps, tbhits, hashfull,
+        tuple(pv.split()) if pv else (), nps, tbhits, hashfull, ponder,
     )  # fmt: skip
     return MoveRow(rowid, game, attempt, ply, move)
 
@@ -482,8 +485,8 @@ class Store:
         async with self._writing:
             await self.db.execute(
                 "INSERT INTO moves (attempt, ply, uci, san, book, score_cp, score_mate, depth, "
-                "seldepth, nodes, time_ms, clock_ms, reported_ms, pv, nps, tbhits, hashfull) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "seldepth, nodes, time_ms, clock_ms, reported_ms, pv, nps, tbhits, hashfull, "
+                "ponder) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     attempt,
                     ply,
@@ -502,6 +505,7 @@ class Store:
                     move.nps,
                     move.tbhits,
                     move.hashfull,
+                    move.ponder,
                 ),
             )
 
@@ -509,18 +513,21 @@ class Store:
         async with self.transaction():
             await self.db.execute(
                 "UPDATE games SET status = 'finished', result = ?, termination = ?, reason = ?, "
-                "plies = ?, started_at = ?, ended_at = ?, fault = ?, pgn = ?, host = ? "
-                "WHERE id = ?",
+                "details = ?, plies = ?, started_at = ?, ended_at = ?, fault = ?, pgn = ?, "
+                "host = ?, rmobility = ?, white_ev = ?, black_ev = ? WHERE id = ?",
                 (
                     record.result,
                     record.termination,
                     record.reason,
+                    record.details or None,
                     record.plies,
                     record.started_at.isoformat(timespec="milliseconds"),
                     record.ended_at.isoformat(timespec="milliseconds"),
                     _fault_json(record.fault),
                     pgn,
                     record.host,
+                    str(record.goal()),
+                    *record.last_evals(),
                     game,
                 ),
             )

@@ -135,6 +135,15 @@ MIGRATIONS: list[str] = [
     ALTER TABLE games ADD COLUMN match_game INTEGER;
     ALTER TABLE games ADD COLUMN tc TEXT;
     """,
+    # 8: the reply an engine expects after its move (its ponder move, TCEC's pd); a game's
+    # r-mobility result (its G-score, TCEC's RMobilityResult) and each engine's last score
+    # (White's view, as TCEC's wv: its schedule's WhiteEv and BlackEv)
+    """
+    ALTER TABLE moves ADD COLUMN ponder TEXT;
+    ALTER TABLE games ADD COLUMN rmobility TEXT;
+    ALTER TABLE games ADD COLUMN white_ev TEXT;
+    ALTER TABLE games ADD COLUMN black_ev TEXT;
+    """,
 ]
 
 VERSION = len(MIGRATIONS)

@@ -126,7 +126,8 @@ def test_live_files_have_tcec_s_fields(tmp_path: Path) -> None:
         assert headers[tag]
     assert headers["Result"] in ("1-0", "0-1", "1/2-1/2")  # the last game, finished
     for side in ("White", "Black"):
-        assert isinstance(data[headers[side]], list)  # its [{Name, Value}] options
+        assert isinstance(data[f"{side}EngineOptions"], list)  # its [{Name, Value}] options
+    assert headers["Termination"] and headers["TerminationDetails"]  # the game's end
     final = replay(data)
     assert data["Moves"][0]["book"] and not data["Moves"][-1]["book"]
     assert headers["ECO"] in ("C50", "D30")

@@ -122,7 +122,8 @@ def test_a_director_steers_a_running_event(tmp_path: Path) -> None:
         assert row[:3] == ("finished", "0-1", "adjudication")
         pgn = chess.pgn.read_game(io.StringIO(row[3]))
         assert pgn is not None and pgn.headers["Result"] == "0-1"
-        assert pgn.headers["TerminationDetails"] == "Adjudicated by the tournament director: test"
+        assert pgn.headers["TerminationDetails"] == "Manual adjudication"  # TCEC's words
+        assert "by the tournament director's decision: test" in pgn.end().comment
 
         # replay a finished game of the current round: two attempts, one voided (a game of
         # neither G, withdrawn below, nor X, withdrawn by strikes: theirs would be forfeited)

@@ -76,6 +76,8 @@ def test_the_stored_form_round_trips_and_keeps_the_old_keys() -> None:
         "tls_cert": None,
         "tls_key": None,
         "openings": None,  # no suite: stored as null now, as "" before
+        "variant": "standard",
+        "ratings": {},
     }
     nothing_lost = STORED_BY_0_1 | new_keys
     nothing_lost["adjudication"] = STORED_BY_0_1["adjudication"] | {"tablebases": None}
@@ -93,6 +95,7 @@ CHANGES: list[tuple[str, Any, str]] = [
     ("format", "single", "locked"),
     ("schedule", "pairs", "locked"),
     ("cycles", 2, "locked"),
+    ("variant", "chess960", "locked"),
     ("rounds", 9, "forced"),
     ("tc", TimeControl.parse("10+0.1"), "forced"),
     ("timemargin", 500, "forced"),
@@ -118,6 +121,7 @@ CHANGES: list[tuple[str, Any, str]] = [
     ("tls_key", Path("key.pem"), "free"),
     ("seeding", "group", "free"),
     ("groups", 3, "free"),
+    ("ratings", {"A": 3300.0}, "free"),
 ]
 #: the stored keys that are not the field's own name
 FIELD = {"timemargin": "timemargin_ms"}

@@ -416,7 +416,24 @@ async def test_a_line_without_end_is_garbage_and_kept_small() -> None:
     assert sum(len(line) for line in r.fault.output) < 8192
 
 
-TCEC_FIELDS = ["d", "sd", "mt", "tl", "s", "n", "pv", "tb", "h", "wv", "R50", "Rd", "Rr"]
+#: TCEC's order (its PGNs; `pd`, the ponder move, only where the engine pondered)
+TCEC_FIELDS = [
+    "d",
+    "sd",
+    "mt",
+    "tl",
+    "s",
+    "n",
+    "pv",
+    "tb",
+    "h",
+    "ph",
+    "wv",
+    "R50",
+    "Rd",
+    "Rr",
+    "mb",
+]
 
 
 async def test_tcec_comments_carry_every_field_and_read_back() -> None:
@@ -433,13 +450,13 @@ async def test_tcec_comments_carry_every_field_and_read_back() -> None:
     nodes = list(game.mainline())
     assert len(nodes) == len(r.moves) == 8
     for node, move in zip(nodes, r.moves, strict=True):
-        text = re.sub(r"\s*\[%[^\]]*\]", "", node.comment)  # without [%clk] and [%emt]
-        text = text.split(", W")[0].split(", D")[0]  # the last one carries the reason
+        assert "[%" not in node.comment  # TCEC's viewer reads every word as its fields
+        text = node.comment.split(", W")[0].split(", D")[0]  # the last one carries the reason
         fields = dict(part.split("=", 1) for part in text.split(", "))
         assert list(fields) == TCEC_FIELDS
         assert fields["pv"].split()[0] == node.san()
         assert int(fields["mt"]) == move.time_ms and int(fields["tl"]) == move.clock_ms
         assert fields["R50"].isdigit() and fields["Rd"] == fields["Rr"] == "-11"
-        assert node.clock() is not None
+        assert fields["sd"] and re.fullmatch(r"([+-]\d+){5}", fields["mb"])
     assert nodes[0].comment.split("wv=")[1].startswith("0.35")
     assert nodes[1].comment.split("wv=")[1].startswith("0.30")  # Black's -0.30, White's view

@@ -134,7 +134,8 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
     """A game; a forfeit (an opponent withdrew) counts for the score, but gives neither
     player a colour nor an encounter.  A knockout's game says where it stands in the
     bracket (its `stage`, `match` and `number` in the match, given as "game") and the time
-    control of a tiebreak pair (`tc`, None for the event's)."""
+    control of a tiebreak pair (`tc`, None for the event's); a played game may carry its
+    r-mobility result (`rmobility`, TCEC's RMobilityResult)."""
 
     white: str
     black: str
@@ -144,6 +145,8 @@ class Game(msgspec.Struct, frozen=True, omit_defaults=True):
     match: Positive | None = None
     number: Positive | None = msgspec.field(default=None, name="game")
     tc: str | None = None
+    #: its r-mobility result (`core/game/rmobility.py`), such as "G1.5" or "-G8.5"
+    rmobility: str | None = None
 
     def points(self, name: str) -> float:
         """Points `name` scored in this game (which must be finished).

@@ -18,9 +18,10 @@ from typing import Literal, TypeVar
 
 import msgspec
 
-from orchestrator.core.event.model import Tournament
+from orchestrator.core.event.model import Game, Tournament
+from orchestrator.core.game.rmobility import parse, points
 
-Tiebreak = Literal["sb", "wins", "black", "direct", "buchholz", "median-buchholz"]
+Tiebreak = Literal["sb", "wins", "black", "direct", "buchholz", "median-buchholz", "rmobility"]
 TIEBREAKS: dict[Tiebreak, str] = {
     "sb": "Sonneborn-Berger",
     "wins": "number of wins",
@@ -28,6 +29,7 @@ TIEBREAKS: dict[Tiebreak, str] = {
     "direct": "direct encounter",
     "buchholz": "Buchholz",
     "median-buchholz": "median Buchholz",
+    "rmobility": "r-mobility points",
 }
 TCEC_ORDER: tuple[Tiebreak, ...] = ("sb", "wins", "direct")
 
@@ -60,6 +62,8 @@ class Line(Entry):
     tiebreaks: dict[str, float] = field(default_factory=dict)
     # (opponent, points scored) for every game; the source of the opponent tiebreaks
     results: list[tuple[str, float]] = field(default_factory=list)
+    #: r-mobility points (½ ± ½^(1+2G) a game; ½ for a game whose G-score is not known)
+    rmobility: float = 0.0
 
 
 def tally(tournament: Tournament) -> dict[str, Line]:
@@ -86,12 +90,29 @@ def tally(tournament: Tournament) -> dict[str, Line]:
             line.wins_by_colour[colour] += pts == 1.0
             line.losses_by_colour[colour] += pts == 0.0
             line.results.append((g.opponent(name), pts))
+        white, black = rmobility_points(g)
+        lines[g.white].rmobility += white
+        lines[g.black].rmobility += black
         lines[g.black].black += not g.forfeit  # a forfeit gives no colour
     for rnd in t.rounds:
         for name in t.bye_players(rnd.bye) if rnd.bye is not None else ():
             lines[name].byes += 1  # a team's BYE: each of its players wins its board
             lines[name].score += t.rules.games_per_pair
     return lines
+
+
+def rmobility_points(game: Game) -> tuple[float, float]:
+    """The r-mobility points of a game's White and Black: from its G-score, or ½ each where
+    it is not known (a forfeit, a game stored before r-mobility).
+
+    >>> rmobility_points(Game("A", "B", "1-0", rmobility="-G0.5"))
+    (0.25, 0.75)
+    >>> rmobility_points(Game("A", "B"))
+    (0.5, 0.5)
+    """
+    if game.rmobility is None:
+        return 0.5, 0.5
+    return points(parse(game.rmobility))
 
 
 def mark(points: float) -> str:
@@ -133,6 +154,7 @@ def _median_buchholz(line: Line, lines: dict[str, Line]) -> float:
 
 
 _SIMPLE: dict[str, Callable[[Line, dict[str, Line]], float]] = {
+    "rmobility": lambda line, _: line.rmobility,
     "sb": _sb,
     "wins": lambda line, _: float(line.wins),
     "black": lambda line, _: float(line.black),

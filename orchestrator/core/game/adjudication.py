@@ -55,6 +55,12 @@ class Adjudication(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class Verdict:
     result: Result
     reason: str
+    #: the ending in TCEC's words (its PGNs' TerminationDetails): `core/game/record.py`
+    details: str = ""
+
+
+#: the move limit (`max_moves`) in TCEC's words: an adjudication by the event's rules
+MOVE_LIMIT_WORDS = "TCEC Adjudication"
 
 
 @dataclass
@@ -94,7 +100,9 @@ class Adjudicator:
             return verdict
         limit = self.rules.max_moves
         if limit and moves_played >= limit:
-            return Verdict("1/2-1/2", f"Draw by adjudication: the {limit}-move limit")
+            return Verdict(
+                "1/2-1/2", f"Draw by adjudication: the {limit}-move limit", MOVE_LIMIT_WORDS
+            )
         return None
 
     def _win(self, white_pov: float | None) -> Verdict | None:
@@ -114,6 +122,7 @@ class Adjudicator:
                 "1-0" if side > 0 else "0-1",
                 f"{winner} wins by adjudication: both engines scored >= {rule.score:.2f} "
                 f"for {rule.plies} plies",
+                "TCEC win rule",
             )
         return None
 
@@ -131,6 +140,7 @@ class Adjudicator:
                 "1/2-1/2",
                 f"Draw by adjudication: both engines scored within +-{rule.score:.2f} for "
                 f"{rule.plies} plies without a capture or pawn move",
+                "TCEC draw rule",
             )
         return None
 
@@ -142,9 +152,10 @@ def tablebase_verdict(wdl: int, white_to_move: bool) -> Verdict:
     ('0-1', '1/2-1/2')
     """
     if wdl == 0 or abs(wdl) == 1:  # draws, and wins or losses spoiled by the 50-move rule
-        return Verdict("1/2-1/2", "Draw by adjudication: Syzygy tablebase")
+        return Verdict("1/2-1/2", "Draw by adjudication: Syzygy tablebase", "SyzygyTB")
     white_wins = (wdl > 0) == white_to_move
     return Verdict(
         "1-0" if white_wins else "0-1",
         f"{'White' if white_wins else 'Black'} wins by adjudication: Syzygy tablebase",
+        "SyzygyTB",
     )

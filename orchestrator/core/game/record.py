@@ -6,11 +6,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+import chess
 from chess.engine import Cp, Mate, Score
 
 from orchestrator.core.event.model import Result
+from orchestrator.core.game.rmobility import Goal, g_score
 
-__all__ = ["Cp", "Fault", "GameRecord", "Mate", "MoveRecord", "Score", "score_pawns"]
+__all__ = ["Cp", "Fault", "GameRecord", "Mate", "MoveRecord", "Score", "score_pawns", "white_view"]
 
 #: the PGN standard's Termination values
 Termination = Literal["normal", "adjudication", "time forfeit", "rules infraction", "abandoned"]
@@ -28,6 +30,22 @@ def score_pawns(score: Score) -> float:
     if mate is not None:
         return 1000.0 if mate > 0 else -1000.0
     return score.score(mate_score=0) / 100.0
+
+
+def white_view(score: Score | None, white_moved: bool) -> str:
+    """The `wv` field: a score from White's side, in pawns.
+
+    >>> white_view(Cp(35), True), white_view(Cp(35), False), white_view(Mate(3), False)
+    ('0.35', '-0.35', '-M3')
+    """
+    if score is None:
+        return ""
+    mate = score.mate()
+    if mate is not None:
+        mate = mate if white_moved else -mate
+        return f"M{mate}" if mate > 0 else f"-M{-mate}"
+    cp = score.score(mate_score=0)
+    return f"{(cp if white_moved else -cp) / 100:.2f}"
 
 
 def score_text(score: Score) -> str:
@@ -58,6 +76,7 @@ class MoveRecord:
     nps: int | None = None
     tbhits: int | None = None
     hashfull: int | None = None  # permille, as UCI reports it
+    ponder: str | None = None  # the reply the engine expects (UCI), pondered on if it ponders
 
     def comment(self) -> str:
         """The cutechess-style PGN comment: {+0.35/20 1.2s}, or {book}.
@@ -103,6 +122,40 @@ class GameRecord:
     variation: str | None = None
     host: str | None = None  # the game host (Dask worker) it ran on; None: in the daemon
     chess960: bool = False  # a Chess960 game (castling rights by rook, king-takes-rook)
+    #: how it ended in TCEC's words, as its PGNs' TerminationDetails: "White mates", "TCEC
+    #: win rule", "3-fold repetition", "White loses on time", "White disconnects", ...
+    details: str = ""
+
+    def goal(self) -> Goal:
+        """The game's r-mobility goal (`core/game/rmobility.py`).
+
+        >>> from datetime import datetime
+        >>> now = datetime(2026, 1, 1)
+        >>> moves = (MoveRecord("f2f3", "f3"), MoveRecord("e7e5", "e5"),
+        ...          MoveRecord("g2g4", "g4"), MoveRecord("d8h4", "Qh4#"))
+        >>> str(GameRecord("A", "B", "0-1", "normal", "", moves, now, now, "1+0").goal())
+        '-G0.0'
+        """
+        board = chess.Board(self.start_fen or chess.STARTING_FEN, chess960=self.chess960)
+        return g_score(board, (chess.Move.from_uci(m.uci) for m in self.moves))
+
+    def last_evals(self) -> tuple[str | None, str | None]:
+        """Each engine's last score, from White's side in pawns (TCEC's wv): White's and
+        Black's, None for an engine that scored no move.
+
+        >>> from datetime import datetime
+        >>> now = datetime(2026, 1, 1)
+        >>> moves = (MoveRecord("e2e4", "e4", score=Cp(30)), MoveRecord("e7e5", "e5", score=Cp(10)))
+        >>> GameRecord("A", "B", "1/2-1/2", "normal", "", moves, now, now, "1+0").last_evals()
+        ('0.30', '-0.10')
+        """
+        turn = chess.Board(self.start_fen or chess.STARTING_FEN).turn
+        last: dict[chess.Color, str | None] = {chess.WHITE: None, chess.BLACK: None}
+        for move in self.moves:
+            if not move.book and move.score is not None:
+                last[turn] = white_view(move.score, turn == chess.WHITE)
+            turn = not turn
+        return last[chess.WHITE], last[chess.BLACK]
 
     @property
     def plies(self) -> int:
