@@ -137,3 +137,21 @@ def test_pair_and_simulate_honour_withdrawals() -> None:
     assert len(rounds) == 3
     assert all("P1" not in (g["white"], g["black"]) for r in rounds for g in r["games"])
     assert all(r["bye"] != "P1" for r in rounds)
+
+
+def test_a_field_the_colour_condition_cannot_pair_waives_it() -> None:
+    """P1-P4 each had White twice, against P5-P8, who then withdraw: no two of P1-P4 may
+    meet under the colour condition (a white-games difference of 2 + 2), even with no
+    history at all.  The round waives the condition rather than stopping the event, and
+    keeps the whole history (no two of them have met)."""
+    first = Round(1, tuple(Game(f"P{i}", f"P{i + 4}", "1/2-1/2") for i in range(1, 5)))
+    second = Round(
+        2, tuple(Game(f"P{w}", f"P{b}", "1/2-1/2") for w, b in ((1, 6), (2, 5), (3, 8), (4, 7)))
+    )
+    gone = {f"P{i}": 2 for i in range(5, 9)}  # withdrawn after round 2
+    t = Tournament(players(8, gone), (first, second), Rules(format="single"))
+    assert replay(t).wgd[:4] == [2, 2, 2, 2]
+    pairing = pair_next(t)
+    assert sorted(n for g in pairing.games for n in (g.white, g.black)) == ["P1", "P2", "P3", "P4"]
+    assert pairing.dropped_rounds == 0 and pairing.bye is None
+    assert pair_next(t) == pairing  # the same every time

@@ -147,13 +147,18 @@ def _dropped_before(state: SwissState, rnd: Round, index: dict[str, int]) -> int
     return played
 
 
-def _adjacency(state: SwissState, order: list[int], met: list[int]) -> list[int]:
-    """Bitmask rows of allowed pairs, with vertices numbered in pairing order."""
+def _adjacency(
+    state: SwissState, order: list[int], met: list[int], colours: bool = True
+) -> list[int]:
+    """Bitmask rows of allowed pairs, with vertices numbered in pairing order; without
+    `colours`, the colour condition is waived."""
     pos = {player: v for v, player in enumerate(order)}
     by_wgd: dict[int, int] = {}
     for v, player in enumerate(order):
         by_wgd[state.wgd[player]] = by_wgd.get(state.wgd[player], 0) | 1 << v
-    colour_ok = {w: sum(mask for x, mask in by_wgd.items() if abs(w + x) <= 2) for w in by_wgd}
+    colour_ok = {
+        w: sum(mask for x, mask in by_wgd.items() if abs(w + x) <= 2 or not colours) for w in by_wgd
+    }
     rows = []
     for v, player in enumerate(order):
         met_v = 0
@@ -164,13 +169,15 @@ def _adjacency(state: SwissState, order: list[int], met: list[int]) -> list[int]
     return rows
 
 
-def _viable(state: SwissState, order: list[int], met: list[int]) -> PerfectMatching | None:
+def _viable(
+    state: SwissState, order: list[int], met: list[int], colours: bool = True
+) -> PerfectMatching | None:
     """A perfect matching of allowed pairs among `order`, or None.
 
     Our own search proves a matching by finding one; when it finds none, networkx's blossom
     algorithm has the last word, since that verdict permanently removes history.
     """
-    adjacency = _adjacency(state, order, met)
+    adjacency = _adjacency(state, order, met, colours)
     alive = (1 << len(order)) - 1
     found = PerfectMatching.find(adjacency, alive)
     if found is not None:
@@ -229,14 +236,15 @@ def pair_from(state: SwissState, fmt: Format) -> Draft:
         raise StateError(f"round {round_no}: fewer than two players are left to pair")
     bye = choose_bye(state, order)
     order = [i for i in order if i != bye]
-    dropped = state.dropped
-    while (matching := _viable(state, order, state.met_masks(dropped + 1))) is None:
+    dropped, colours = state.dropped, True
+    while (matching := _viable(state, order, state.met_masks(dropped + 1), colours)) is None:
         dropped += 1
         if dropped > len(state.partners):
-            raise StateError(
-                f"round {round_no}: no viable pairing exists even with an empty encounter "
-                "history (the colour condition cannot be met)"
-            )
+            if not colours:  # cannot happen: an even field pairs with no condition at all
+                raise StateError(f"round {round_no}: no pairing exists")
+            # not even an empty history meets the colour condition (only withdrawals,
+            # forfeits or a director's results leave such a field): the round waives it
+            dropped, colours = state.dropped, False
     pairs: list[tuple[int, int]] = []
     while matching.alive:
         first = (matching.alive & -matching.alive).bit_length() - 1
