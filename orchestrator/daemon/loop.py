@@ -198,12 +198,11 @@ class Daemon:
                 if current is not None and current.finished_at is None:
                     await self._finish_round(current)
                 elif current is not None and total is not None and current.number >= total:
-                    await self._finish_event()
-                    return
+                    if await self._finish_event():
+                        return
                 elif self.paused:
                     await self._wait(running)
-                elif not await self._pair():
-                    await self._finish_event()
+                elif not await self._pair() and await self._finish_event():
                     return
         finally:
             await self._stop_games([r.task for r in running.values()])
@@ -348,7 +347,11 @@ class Daemon:
         await self._write_outputs(rnd.number, standings=True)
         log.info("round_finished", round=rnd.number)
 
-    async def _finish_event(self) -> None:
+    async def _finish_event(self) -> bool:
+        """Finish the event, unless a control came since the last look (it is applied
+        first: it may reopen a round); whether it finished."""
+        if await self.store.controls(pending=True):
+            return False
         await self.store.finish_event()
         await self._write_outputs(None, standings=True)
         view = await view_of(self.store)
@@ -363,6 +366,7 @@ class Daemon:
             table = standings(final, view.settings.tiebreaks)
             winner = [line.name for line in table if line.place == table[0].place]
         log.info("tournament_finished", rounds=len(view.rounds), winner=", ".join(winner))
+        return True
 
     async def _write_outputs(self, changed: int | None, standings: bool = False) -> None:
         """The PGN files of round `changed` (every round if None) and of the event, and with

@@ -35,7 +35,14 @@ from orchestrator.event.export import round_tag
 from orchestrator.event.read import STRIKES, EventView, view_of
 from orchestrator.game.pgn import amend, elo_tags, to_pgn
 from orchestrator.store import changes
-from orchestrator.store.database import Change, ControlRow, GameRow, RoundRow, Store
+from orchestrator.store.database import (
+    EVENT_FINISHED,
+    Change,
+    ControlRow,
+    GameRow,
+    RoundRow,
+    Store,
+)
 
 __all__ = [
     "STRIKES",
@@ -537,7 +544,12 @@ async def request(
     asked.check(await view_of(store))
     line = shlex.join(command if command is not None else ["orchestrator", *sys.argv[1:]])
     args = json.dumps(asked.args(), sort_keys=True)
-    return await store.add_control(user or getpass.getuser(), line, asked.kind, args, asked.reason)
+    stored = await store.add_control(
+        user or getpass.getuser(), line, asked.kind, args, asked.reason
+    )
+    if stored is None:  # it finished after the check
+        raise ControlRefused(EVENT_FINISHED)
+    return stored
 
 
 async def plan(store: Store, row: ControlRow, site: str = "?") -> tuple[AnyControl | None, Plan]:

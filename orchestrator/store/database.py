@@ -37,6 +37,10 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
+#: why a control is refused once the event is over
+EVENT_FINISHED = "the event is finished"
+
+
 @dataclass(frozen=True)
 class EventRow:
     name: str
@@ -361,9 +365,16 @@ class Store:
             await self.db.execute("UPDATE event SET config = ?", (settings,))
 
     async def finish_event(self) -> None:
+        """The event is over; a control that came after the daemon last looked is refused
+        in the same transaction (`add_control` refuses any later one)."""
         async with self.transaction():
+            at = now()
             await self.db.execute(
-                "UPDATE event SET finished_at = ? WHERE finished_at IS NULL", (now(),)
+                "UPDATE event SET finished_at = ? WHERE finished_at IS NULL", (at,)
+            )
+            await self.db.execute(
+                "UPDATE controls SET applied_at = ?, outcome = ? WHERE applied_at IS NULL",
+                (at, f"refused: {EVENT_FINISHED}"),
             )
 
     async def players(self) -> list[Player]:
@@ -594,15 +605,17 @@ class Store:
 
     async def add_control(
         self, user: str, command: str, kind: str, args: str, reason: str | None
-    ) -> int:
-        """Store a control for the daemon to apply (one committed transaction)."""
+    ) -> int | None:
+        """Store a control for the daemon to apply (one committed transaction); None, and
+        nothing stored, once the event has finished."""
         async with self.transaction():
             cur = await self.db.execute(
                 "INSERT INTO controls (requested_at, user, command, kind, args, reason) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+                "SELECT ?, ?, ?, ?, ?, ? WHERE NOT EXISTS "
+                "(SELECT 1 FROM event WHERE finished_at IS NOT NULL)",
                 (now(), user, command, kind, args, reason),
             )
-        return cast(int, cur.lastrowid)
+        return cast(int, cur.lastrowid) if cur.rowcount == 1 else None
 
     async def controls(self, *, pending: bool = False) -> list[ControlRow]:
         where = "WHERE applied_at IS NULL" if pending else ""
