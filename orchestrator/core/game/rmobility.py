@@ -38,8 +38,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import chess
+if TYPE_CHECKING:  # the standings read G-scores without loading python-chess (`pair`)
+    import chess
+
+WHITE, BLACK = True, False  # python-chess's colours
 
 __all__ = ["Goal", "g_score", "points"]
 
@@ -58,7 +62,7 @@ class Goal:
     def g(self) -> float:
         """n, or n.5 when not in check.
 
-        >>> Goal(0, True, chess.WHITE).g, Goal(1, False, chess.BLACK).g
+        >>> Goal(0, True, WHITE).g, Goal(1, False, BLACK).g
         (0.0, 1.5)
         """
         return self.moves + (0.0 if self.check else 0.5)
@@ -66,10 +70,10 @@ class Goal:
     def __str__(self) -> str:
         """The G-score as TCEC writes it (`RMobilityResult`).
 
-        >>> str(Goal(8, False, chess.BLACK)), str(Goal(0, True, chess.WHITE))
+        >>> str(Goal(8, False, BLACK)), str(Goal(0, True, WHITE))
         ('-G8.5', 'G0.0')
         """
-        return f"{'' if self.achiever == chess.WHITE else '-'}G{self.g:.1f}"
+        return f"{'' if self.achiever == WHITE else '-'}G{self.g:.1f}"
 
 
 def _goal(board: chess.Board) -> Goal:
@@ -81,6 +85,7 @@ def g_score(start: chess.Board, moves: Iterable[chess.Move]) -> Goal:
     the last pawn move or capture, the fewest legal moves of the side to move (not in
     check counting half a move more), the first to reach it taking precedence.
 
+    >>> import chess
     >>> board = chess.Board()
     >>> fools = [chess.Move.from_uci(m) for m in ("f2f3", "e7e5", "g2g4", "d8h4")]
     >>> str(g_score(board, fools))  # Black mates
@@ -101,22 +106,22 @@ def points(goal: Goal) -> tuple[float, float]:
     """R-mobility points of (White, Black): ½ ± ½^(1+2G), the plus for the side that
     achieved the goal.
 
-    >>> points(Goal(0, True, chess.WHITE)), points(Goal(0, False, chess.BLACK))
+    >>> points(Goal(0, True, WHITE)), points(Goal(0, False, BLACK))
     ((1.0, 0.0), (0.25, 0.75))
     """
     bonus = 0.5 ** (1 + 2 * goal.g)
     mine, theirs = 0.5 + bonus, 0.5 - bonus
-    return (mine, theirs) if goal.achiever == chess.WHITE else (theirs, mine)
+    return (mine, theirs) if goal.achiever == WHITE else (theirs, mine)
 
 
 def parse(text: str) -> Goal:
     """A G-score as written (`G1.5`, `-G8.5`) back as a goal (the check/not-in-check
     half read from the fraction).
 
-    >>> parse("-G8.5") == Goal(8, False, chess.BLACK), str(parse("G0.0"))
+    >>> parse("-G8.5") == Goal(8, False, BLACK), str(parse("G0.0"))
     (True, 'G0.0')
     """
     black = text.startswith("-")
     value = float(text.lstrip("-").removeprefix("G"))
     moves = int(value)
-    return Goal(moves, value == moves, chess.BLACK if black else chess.WHITE)
+    return Goal(moves, value == moves, BLACK if black else WHITE)
