@@ -334,17 +334,23 @@ class Store:
                 await self.db.execute("COMMIT")
 
     async def _scalar(self, sql: str, *args: Any) -> Any:
-        async with self.db.execute(sql, args) as cur:
-            row = await cur.fetchone()
-        return None if row is None else row[0]
+        rows = await self._rows(sql, *args)
+        return rows[0][0] if rows else None
+
+    async def _rows(self, sql: str, *args: Any) -> list[aiosqlite.Row]:
+        """Every row of one query, read in one call to SQLite's thread.  No statement of
+        this connection stays open across an await: a write of this connection would find
+        a read transaction it cannot upgrade while another connection writes, and fail at
+        once (SQLITE_BUSY, without the busy timeout's wait)."""
+        return list(await self.db.execute_fetchall(sql, args))
 
     # the event ---------------------------------------------------------------------------
 
     async def event(self) -> EventRow | None:
         """The stored event, or None for a new database."""
         sql = "SELECT name, config, created_at, finished_at FROM event"
-        async with self.db.execute(sql) as cur:
-            row = await cur.fetchone()
+        rows = await self._rows(sql)
+        row = rows[0] if rows else None
         if row is None:
             return None
         return EventRow(row["name"], row["config"], row["created_at"], row["finished_at"])
@@ -379,10 +385,7 @@ class Store:
 
     async def players(self) -> list[Player]:
         sql = "SELECT name, seed, withdrawn_after FROM players ORDER BY seed"
-        async with self.db.execute(sql) as cur:
-            return [
-                Player(r["name"], r["seed"], r["withdrawn_after"]) for r in await cur.fetchall()
-            ]
+        return [Player(r["name"], r["seed"], r["withdrawn_after"]) for r in await self._rows(sql)]
 
     async def withdrawals(self) -> dict[str, tuple[int, str]]:
         """Withdrawn players: the round after which each withdrew, and why."""
@@ -390,10 +393,10 @@ class Store:
             "SELECT name, withdrawn_after, withdrawn_reason FROM players "
             "WHERE withdrawn_after IS NOT NULL"
         )
-        async with self.db.execute(sql) as cur:
-            return {
-                r["name"]: (r["withdrawn_after"], r["withdrawn_reason"] or "") async for r in cur
-            }
+        return {
+            r["name"]: (r["withdrawn_after"], r["withdrawn_reason"] or "")
+            for r in await self._rows(sql)
+        }
 
     async def paused(self) -> bool:
         return bool(await self._scalar("SELECT paused FROM event"))
@@ -427,13 +430,14 @@ class Store:
     async def rounds(self, number: int | None = None) -> list[RoundRow]:
         """Every round with its games, or only round `number` (a list of at most one)."""
         where, args = ("WHERE round = ?", (number,)) if number is not None else ("", ())
-        async with self.db.execute(
-            f"SELECT {_GAME_COLUMNS} FROM games {where} ORDER BY round, number", args
-        ) as cur:
-            games = [_game(r) for r in await cur.fetchall()]
+        games = [
+            _game(r)
+            for r in await self._rows(
+                f"SELECT {_GAME_COLUMNS} FROM games {where} ORDER BY round, number", *args
+            )
+        ]
         where = "WHERE number = ?" if number is not None else ""
-        async with self.db.execute(f"SELECT * FROM rounds {where} ORDER BY number", args) as cur:
-            rounds = list(await cur.fetchall())
+        rounds = await self._rows(f"SELECT * FROM rounds {where} ORDER BY number", *args)
         return [
             RoundRow(
                 r["number"],
@@ -588,18 +592,16 @@ class Store:
     async def attempts(self, game: int | None = None) -> list[AttemptRow]:
         where, args = ("WHERE game = ?", (game,)) if game is not None else ("", ())
         sql = f"SELECT * FROM attempts {where} ORDER BY id"
-        async with self.db.execute(sql, args) as cur:
-            return [
-                AttemptRow(*(r[name] for name in _ATTEMPT_FIELDS)) for r in await cur.fetchall()
-            ]
+        return [
+            AttemptRow(*(r[name] for name in _ATTEMPT_FIELDS)) for r in await self._rows(sql, *args)
+        ]
 
     async def moves(self, attempt: int) -> list[MoveRow]:
         """The moves of one attempt, in order."""
         return await self._moves(f"{_MOVES} WHERE m.attempt = ? ORDER BY m.ply", attempt)
 
     async def _moves(self, sql: str, *args: Any) -> list[MoveRow]:
-        async with self.db.execute(sql, args) as cur:
-            return [_move(r) for r in await cur.fetchall()]
+        return [_move(r) for r in await self._rows(sql, *args)]
 
     # controls, liveness ----------------------------------------------------------------------
 
@@ -619,25 +621,24 @@ class Store:
 
     async def controls(self, *, pending: bool = False) -> list[ControlRow]:
         where = "WHERE applied_at IS NULL" if pending else ""
-        async with self.db.execute(f"SELECT * FROM controls {where} ORDER BY id") as cur:
-            return [
-                ControlRow(**{f.name: r[f.name] for f in fields(ControlRow)}) async for r in cur
-            ]
+        return [
+            ControlRow(**{f.name: r[f.name] for f in fields(ControlRow)})
+            for r in await self._rows(f"SELECT * FROM controls {where} ORDER BY id")
+        ]
 
     async def engine_updates(self) -> list[EngineUpdateRow]:
-        async with self.db.execute("SELECT * FROM engine_updates ORDER BY id") as cur:
-            return [
-                EngineUpdateRow(
-                    r["id"],
-                    r["engine"],
-                    tuple(json.loads(r["command"])) if r["command"] else None,
-                    json.loads(r["options"]),
-                    r["control"],
-                    r["applied_at"],
-                    r["first_game"],
-                )
-                async for r in cur
-            ]
+        return [
+            EngineUpdateRow(
+                r["id"],
+                r["engine"],
+                tuple(json.loads(r["command"])) if r["command"] else None,
+                json.loads(r["options"]),
+                r["control"],
+                r["applied_at"],
+                r["first_game"],
+            )
+            for r in await self._rows("SELECT * FROM engine_updates ORDER BY id")
+        ]
 
     async def heartbeat(self, pid: int, host: str, *, starting: bool = False) -> None:
         """The daemon is alive (`starting`: it has just started)."""
@@ -652,9 +653,8 @@ class Store:
                 await self.db.execute("UPDATE daemon SET last_seen = ?", (stamp,))
 
     async def daemon(self) -> DaemonRow | None:
-        async with self.db.execute("SELECT pid, host, started_at, last_seen FROM daemon") as cur:
-            row = await cur.fetchone()
-        return None if row is None else DaemonRow(*row)
+        rows = await self._rows("SELECT pid, host, started_at, last_seen FROM daemon")
+        return DaemonRow(*rows[0]) if rows else None
 
     async def apply_control(self, control: int, outcome: str, changes: Sequence[Change]) -> None:
         """A control's changes and its outcome, in one committed transaction."""
@@ -681,20 +681,19 @@ class Store:
         return await self._moves(sql, attempt, before_rowid)
 
     async def game_opening(self, game: int) -> Opening | None:
-        async with self.db.execute("SELECT opening FROM games WHERE id = ?", (game,)) as cur:
-            row = await cur.fetchone()
-        return None if row is None else _opening(row[0])
+        rows = await self._rows("SELECT opening FROM games WHERE id = ?", game)
+        return _opening(rows[0][0]) if rows else None
 
     async def last_move_rowid(self) -> int:
         return int(await self._scalar("SELECT COALESCE(MAX(rowid), 0) FROM moves"))
 
     async def game_states(self) -> list[tuple[int, int, str, str | None]]:
         """(id, round, status, result) of every game, and the rounds' finish as game -1."""
-        async with self.db.execute(
+        rows = await self._rows(
             "SELECT id, round, status, result FROM games UNION ALL "
             "SELECT -number, number, COALESCE(finished_at, ''), NULL FROM rounds ORDER BY 1"
-        ) as cur:
-            return [(int(r[0]), int(r[1]), str(r[2]), r[3]) for r in await cur.fetchall()]
+        )
+        return [(int(r[0]), int(r[1]), str(r[2]), r[3]) for r in rows]
 
     async def current_moves(self, game: int) -> list[MoveRow]:
         """The moves of a game's current (running) or last attempt."""
