@@ -1,6 +1,6 @@
 """The live view under load, beside a playing event.
 
-    .venv/bin/python bench/web.py [--clients 100] [--requests 2000]
+    .venv/bin/python bench/web.py [--clients 100] [--requests 2000] [--kibitzers]
 
 1. A 46-player event of instant scripted engines plays 11 double rounds (506 games) to the
    end: the database of an event with 500 finished games.
@@ -10,6 +10,8 @@
    - `--requests` page and API requests (20 at a time) are timed;
    - a watcher reads the new moves from the database every 5 ms: the delay from a move's
      commit to its arrival at each client is measured against the moment it first saw it.
+   With `--kibitzers`, the resumed event also has `live_dir` and two kibitzers (Debian's
+   Stockfish, one thread each, analysing without a limit at the lowest CPU priority).
 3. The daemon is stopped; the games it finished meanwhile are checked for time losses.
 
 Prints one table.
@@ -37,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 from tests.support.daemon import event_config  # noqa: E402  (the scripted test engines' event)
 from tests.support.processes import free_port  # noqa: E402
 
+STOCKFISH = "/usr/games/stockfish"
 PAGES = ["/", "/standings", "/crosstable", "/schedule", "/api/overview", "/api/standings"]
 
 
@@ -135,6 +138,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--kibitzers", action="store_true", help="with two Stockfish kibitzers")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -161,7 +165,15 @@ def main() -> None:
             delay_ms=20,
             adjudication="win = false\ndraw = false\nmax_moves = 60",
         ).read_text()
-        config.write_text(text.replace('tc = "60+1"', 'tc = "2+0.05"'))
+        text = text.replace('tc = "60+1"', 'tc = "2+0.05"')
+        if args.kibitzers:
+            text = text.replace("[tournament]\n", '[tournament]\nlive_dir = "live"\n', 1)
+            text += "".join(
+                f'\n[[kibitzer]]\nname = "Kib{i}"\ncommand = "{STOCKFISH}"\n'
+                "options = { Threads = 1, Hash = 16 }\n"
+                for i in (1, 2)
+            )
+        config.write_text(text)
         port = free_port()
         daemon = subprocess.Popen(
             [
@@ -199,7 +211,11 @@ def main() -> None:
                 "FROM games WHERE round > 11 AND status = 'finished'"
             ).fetchone()
     print(f"event of {finished} finished games, then 2 more rounds at 2+0.05 while measured")
-    print(f"{args.clients} live clients, {figures['requests']:.0f} requests (20 at a time)\n")
+    kibitzers = ", two Stockfish kibitzers" if args.kibitzers else ""
+    print(
+        f"{args.clients} live clients, {figures['requests']:.0f} requests (20 at a time)"
+        f"{kibitzers}\n"
+    )
     print(
         "| requests/s | p50 ms | p99 ms | moves stored | pushed per client | push p50 ms "
         "| push p99 ms | push max ms | games | time losses | faults |"

@@ -79,10 +79,11 @@ def test_lower_layers_import_only_below(importer: str, allowed: set[str]) -> Non
 
 
 def test_only_the_daemon_and_the_cli_know_where_games_run() -> None:
-    """`executor/` (local, Dask) sits under the daemon: the event model and the web view
+    """`executor/` (local, Dask) sits under the daemon (and the kibitz process, which places
+    a kibitzer on a game host through the same scheduler): the event model and the web view
     never depend on it, and it depends on nothing above the game and the engines."""
     users = {own for _, own, name in ALL if layer(name) == "executor"}
-    assert users <= {"executor", "daemon", "cli"}, users
+    assert users <= {"executor", "daemon", "kibitz", "cli"}, users
     below = {layer(name) for _, own, name in ALL if own == "executor"}
     assert below <= {"executor", "core", "config", "engines", "game"}, below
 

@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "pairings": "reading",
     "export": "reading",
     "serve": "web",
+    "kibitz": "kibitz",
     "pause": "controls",
     "resume": "controls",
     "adjudicate": "controls",

@@ -97,6 +97,7 @@ def play(
         opening=opening,
         adjudication=config.adjudication,
         timemargin_ms=config.tournament.timemargin_ms,
+        ponder=config.tournament.ponder,
     )
     pgn = asyncio.run(_play(config, spec))
     if output:

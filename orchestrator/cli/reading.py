@@ -101,16 +101,34 @@ def export(
     round_number: Annotated[int | None, typer.Option("--round", help="Only this round.")] = None,
     output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None,
     as_json: JsonOpt = False,
+    logs: Annotated[
+        Path | None,
+        typer.Option(
+            "--logs", help="Write the games' engine logs into this folder instead of PGN."
+        ),
+    ] = None,
     db: DbOpt = None,
     config: ConfigOpt = Path("engines.toml"),
 ) -> None:
-    """The finished games as PGN (the whole event, or one round), in round and playing order."""
+    """The finished games as PGN (the whole event, or one round), in round and playing order;
+    with --logs, their engine logs."""
     from orchestrator.event.export import event_pgn, round_pgn
 
-    event = view(db, config)
+    path = database(db, config)
+    event = view(path, config)
     rounds = [r for r in event.rounds if round_number is None or r.number == round_number]
     if round_number is not None and not rounds:
         raise fail(f"no round {round_number}")
+    if logs is not None:
+        from orchestrator.event.export import export_logs
+        from orchestrator.store.logs import logs_folder
+
+        try:
+            written = export_logs(logs_folder(path), rounds, logs, event.name)
+        except OSError as exc:
+            raise fail(f"--logs: {logs}: {exc.strerror or exc}") from None
+        typer.echo(f"{len(written)} engine log(s) written to {logs}")
+        return
     if as_json:
         from orchestrator.event.read import exported
 

@@ -19,7 +19,14 @@ from typing import Any
 
 import msgspec
 
-from orchestrator.config.model import Config, ConfigError, EngineConfig, TournamentConfig
+from orchestrator.config.model import (
+    Config,
+    ConfigError,
+    EngineConfig,
+    KibitzerConfig,
+    TournamentConfig,
+    dask_address,
+)
 from orchestrator.core.codec import Key, SchemaError, convert, json_schema
 from orchestrator.core.event.model import Player, Rules, StateError, Tournament
 from orchestrator.core.game.adjudication import Adjudication
@@ -36,6 +43,7 @@ class ConfigFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     tournament: TournamentConfig = msgspec.field(default_factory=TournamentConfig)
     adjudication: Adjudication = msgspec.field(default_factory=Adjudication)
     engine: tuple[EngineConfig, ...] = ()
+    kibitzer: tuple[KibitzerConfig, ...] = ()
 
 
 #: the keys that name files and folders, resolved against the config file's folder
@@ -44,6 +52,7 @@ _PATHS = {
                    "tls_key"),
     "adjudication": ("tablebases",),
     "engine": ("workdir",),
+    "kibitzer": ("workdir",),
 }  # fmt: skip
 
 
@@ -87,7 +96,12 @@ def parse(data: dict[str, Any], path: Path) -> Config:
         )
     if len(engines) < 2:
         raise ConfigError(f"{path}: [[engine]]: an event needs at least two engines")
-    config = Config(path, tournament, adjudication, tuple(engines))
+    kibitzers = tuple(
+        msgspec.structs.replace(k, **_resolved(k, _PATHS["kibitzer"], folder))
+        for k in read.kibitzer
+    )
+    _check_kibitzers(path, tournament, kibitzers)
+    config = Config(path, tournament, adjudication, tuple(engines), kibitzers)
     _check_event(config)
     return config
 
@@ -117,6 +131,9 @@ def _prepared(data: dict[str, Any]) -> dict[str, Any]:
     engines = out.get("engine")
     if isinstance(engines, list):
         out["engine"] = [_engine(e) for e in engines]
+    kibitzers = out.get("kibitzer")
+    if isinstance(kibitzers, list):
+        out["kibitzer"] = [_engine(k) for k in kibitzers]
     return out
 
 
@@ -154,15 +171,15 @@ def _where(exc: SchemaError, data: dict[str, Any]) -> str:
     if exc.message.startswith("missing key "):
         path.append(exc.message.split("'")[1])
     head = path.pop(0) if path else None
-    if head == "engine" and path and isinstance(index := path[0], int):
+    if head in ("engine", "kibitzer") and path and isinstance(index := path[0], int):
         path.pop(0)
-        raw = data.get("engine", [])
+        raw = data.get(head, [])
         name = raw[index].get("name") if isinstance(raw[index], dict) else None
         named = path != ["name"] and not message.startswith("name:")
         shown = (
             f'"{name}"' if named and isinstance(name, str) and name.strip() else (f"#{index + 1}")
         )
-        where = f"[[engine]] {shown}"
+        where = f"[[{head}]] {shown}"
     elif head is None:
         where = "top level"
     else:
@@ -174,6 +191,38 @@ def _where(exc: SchemaError, data: dict[str, Any]) -> str:
     if re.match(r"^[a-z_]+(\[\d+\])?: ", message):  # the message names its key
         return f"{where} {message}"
     return f"{where}: {message}"
+
+
+#: TCEC's viewer shows two kibitzers (data.json and data1.json)
+MAX_KIBITZERS = 2
+
+
+def _check_kibitzers(
+    path: Path, tournament: TournamentConfig, kibitzers: tuple[KibitzerConfig, ...]
+) -> None:
+    """At most two kibitzers, with their own names, writing into `live_dir`; `requires`
+    only with a Dask scheduler to place them."""
+    if not kibitzers:
+        return
+    if len(kibitzers) > MAX_KIBITZERS:
+        raise ConfigError(
+            f"{path}: [[kibitzer]]: at most {MAX_KIBITZERS} kibitzers (TCEC's data.json and "
+            f"data1.json), not {len(kibitzers)}"
+        )
+    if len({k.name for k in kibitzers}) < len(kibitzers):
+        raise ConfigError(f'{path}: [[kibitzer]] "{kibitzers[1].name}": duplicate kibitzer name')
+    if tournament.live_dir is None:
+        raise ConfigError(
+            f'{path}: [[kibitzer]] "{kibitzers[0].name}": kibitzers write TCEC\'s live files: '
+            "set live_dir in [tournament]"
+        )
+    for k in kibitzers:
+        if k.requires and dask_address(tournament.executor) is None:
+            raise ConfigError(
+                f'{path}: [[kibitzer]] "{k.name}" requires: a kibitzer runs on a game host of '
+                'its own only with a Dask scheduler (executor = "dask://HOST:PORT" or '
+                f'"tls://HOST:PORT"), not "{tournament.executor}"'
+            )
 
 
 def _check_event(config: Config) -> None:

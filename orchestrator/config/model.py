@@ -104,6 +104,19 @@ class EngineSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     options: Annotated[
         dict[str, OptionValue], msgspec.Meta(description="a table of engine options")
     ] = msgspec.field(default_factory=dict)
+    #: think on the opponent's time; None: as `[tournament]`'s `ponder` says
+    ponder: bool | None = None
+
+
+def _check_requires(requires: dict[str, float]) -> None:
+    """Worker resources are names (never "game", the slot every game takes) with positive
+    amounts."""
+    for key, amount in requires.items():
+        if not (0 < amount < math.inf) or not key.strip() or key == "game":
+            raise ValueError(
+                f"requires: resource {key!r} must be a name other than 'game' with a "
+                "positive amount"
+            )
 
 
 class EngineConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -133,17 +146,49 @@ class EngineConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_fie
         _clean(self, "name", "team")
         if not self.command[0]:
             raise ValueError("command: expected a command line (string or list of strings)")
-        for key, amount in self.requires.items():
-            if not (0 < amount < math.inf) or not key.strip() or key == "game":
-                raise ValueError(
-                    f"requires: resource {key!r} must be a name other than 'game' with a "
-                    "positive amount"
-                )
+        _check_requires(self.requires)
 
     @property
     def settings(self) -> EngineSettings:
         """What its games depend on, as stored with the event."""
-        return EngineSettings(command=self.command, protocol=self.protocol, options=self.options)
+        return EngineSettings(
+            command=self.command, protocol=self.protocol, options=self.options, ponder=self.ponder
+        )
+
+
+class KibitzerConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """One `[[kibitzer]]`: an analysis engine that follows the featured game (TCEC's
+    kibitzers: `data.json`, `liveeval.json`)."""
+
+    name: Name
+    #: what it runs on, as TCEC's `desc` ("1x2080 Ti 7Men TB"); shown beside its name
+    desc: str = ""
+    workdir: Path | None = None
+    startup_timeout: Seconds = 10.0
+    #: worker resources of the machine it should run on; on this machine when empty
+    requires: Annotated[
+        dict[str, float],
+        msgspec.Meta(description="a table of worker resources (name = amount > 0)"),
+    ] = msgspec.field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _clean(self, "name")
+        if not self.command[0]:
+            raise ValueError("command: expected a command line (string or list of strings)")
+        if self.ponder is not None:
+            raise ValueError("ponder: a kibitzer analyses without a clock; it does not ponder")
+        _check_requires(self.requires)
+
+    def engine(self) -> EngineConfig:
+        """The kibitzer as an engine the adapter starts."""
+        return EngineConfig(
+            name=self.name,
+            command=self.command,
+            protocol=self.protocol,
+            options=self.options,
+            workdir=self.workdir,
+            startup_timeout=self.startup_timeout,
+        )
 
 
 class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -163,6 +208,8 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
     concurrency_cap: Positive = 64
     #: standard chess, Chess960 ("chess960"), or double Chess960 ("dfrc")
     variant: Variant = "standard"
+    #: engines think on the opponent's time (an engine's own `ponder` overrides it)
+    ponder: bool = False
     openings: Path | None = None
     opening_order: Literal["random", "sequential"] = "random"
     random_seed: Milliseconds = 1
@@ -216,6 +263,7 @@ class Config(msgspec.Struct, frozen=True):
     tournament: TournamentConfig
     adjudication: Adjudication
     engines: tuple[EngineConfig, ...]
+    kibitzers: tuple[KibitzerConfig, ...] = ()
 
     @property
     def remote(self) -> bool:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import chess
@@ -42,6 +43,7 @@ from orchestrator.executor import Executor, HostFault, make_executor
 from orchestrator.game.game import GameSpec
 from orchestrator.game.pgn import elo_tags, to_pgn
 from orchestrator.store.database import ControlRow, GameRow, RoundRow, Store
+from orchestrator.store.logs import EngineLogs, logs_folder
 
 log = structlog.get_logger()
 
@@ -96,6 +98,7 @@ class Daemon:
         self.pgn_files = PgnFiles(self.folder, self.name)
         live_dir = config.tournament.live_dir
         self.tcec_files = None if live_dir is None else TcecFiles(live_dir, config.adjudication)
+        self.engine_logs = EngineLogs(logs_folder(config.tournament.database))
 
     # signals ------------------------------------------------------------------------------
 
@@ -178,6 +181,9 @@ class Daemon:
         # a knockout ends when its final is decided (`_pair` finds it over), others by rounds
         total = None if lookup(settings.system).ends_itself else settings.rounds
         await asyncio.to_thread(remove_leftovers, self.folder)
+        swept = await self.engine_logs.sweep()
+        if swept:
+            log.info("engine_logs_compressed", logs=swept, detail="left by an earlier daemon")
         await self._write_outputs(None)
         running: dict[int, _Running] = {}
         try:
@@ -209,6 +215,7 @@ class Daemon:
             running.clear()
             if self.tcec_files:
                 await self.tcec_files.close()
+            await self.engine_logs.close()
 
     def _start_games(
         self, rnd: RoundRow, unfinished: list[GameRow], running: dict[int, _Running]
@@ -391,6 +398,7 @@ class Daemon:
             adjudication=self.config.adjudication,
             timemargin_ms=settings.timemargin_ms,
             game_key=f"{self.name}:{game.id}",
+            ponder=settings.ponder,
         )
         context = {
             "round": rnd.number,
@@ -398,6 +406,7 @@ class Daemon:
             "white": game.white,
             "black": game.black,
         }
+        attempt: int | None = None
         try:
             await self.executor.ready()  # the scheduler is reachable: the game can be handed over
             # shielded: once asked for, the attempt is stored even if the game is cancelled
@@ -405,21 +414,18 @@ class Daemon:
             attempt = await asyncio.shield(self.store.start_attempt(game.id))
             record = await self._play_attempt(spec, rnd, game, attempt, context)
         except asyncio.CancelledError:
-            if self.tcec_files:
-                self.tcec_files.finish(game.id)
+            self._attempt_over(game.id, attempt)
             await asyncio.shield(self.store.abort_game(game.id))
             log.info("game_aborted", **context)
             raise
         except DaemonFault as fault:  # ours, not the engines': try again a little later
-            if self.tcec_files:
-                self.tcec_files.finish(game.id)
+            self._attempt_over(game.id, attempt)
             await self.store.abort_game(game.id)
             self.backoff_until = time.monotonic() + BACKOFF_S
             log.error("daemon_fault", **context, error=str(fault), retry_in_s=BACKOFF_S)
             return
         except HostFault as fault:  # the game host's, not the engines': play it again
-            if self.tcec_files:
-                self.tcec_files.finish(game.id)
+            self._attempt_over(game.id, attempt)
             await self.store.abort_game(game.id)
             if fault.scheduler:  # `scheduler_unreachable` says why, once
                 log.info("game_aborted", **context, host=fault.host, reason=fault.detail)
@@ -450,7 +456,8 @@ class Daemon:
         await asyncio.shield(self.store.finish_game(game.id, attempt, record, pgn))
         if self.tcec_files:
             self.tcec_files.finish(game.id, record)
-        self._log_finished(record, context)
+        engine_log = await self.engine_logs.finish(attempt)
+        self._log_finished(record, context, engine_log)
         await self._sweep()
         await self._write_outputs(rnd.number)
         if record.fault is not None and record.fault.kind in STRIKES:
@@ -478,6 +485,7 @@ class Daemon:
         )
         clocks: dict[bool, int | None] = {chess.WHITE: None, chess.BLACK: None}
         last_progress = time.monotonic()
+        self.engine_logs.start(game.id, attempt)
 
         if self.tcec_files:
             started = datetime.now(UTC)
@@ -487,7 +495,12 @@ class Daemon:
                 | elo_tags(spec.white.rating, spec.black.rating)
             )
             options = (dict(spec.white.options), dict(spec.black.options))
-            self.tcec_files.start(game.id, headers, options, game.opening)
+            self.tcec_files.start(
+                game.id, headers, options, game.opening, self.engine_logs.path(game.id, attempt)
+            )
+
+        def on_log(text: str) -> None:
+            self.engine_logs.append(attempt, text)
 
         async def on_move(move: MoveRecord, board: chess.Board) -> None:
             nonlocal last_progress
@@ -512,7 +525,9 @@ class Daemon:
             log.info("game_placed", **context, attempt=attempt, host=host)
 
         key = f"game-{slug(self.name)}-{game.id}-{attempt}"
-        return await self.executor.play(spec, key=key, on_move=on_move, on_start=on_start)
+        return await self.executor.play(
+            spec, key=key, on_move=on_move, on_start=on_start, on_log=on_log
+        )
 
     async def _sweep(self) -> None:
         """End the processes that escaped a finished game's engines (`setsid`)."""
@@ -526,7 +541,16 @@ class Daemon:
         settings = self.event.settings
         return earlier + game.number, tournament(settings, self.event.players).games_planned()
 
-    def _log_finished(self, record: GameRecord, context: dict[str, object]) -> None:
+    def _attempt_over(self, game: int, attempt: int | None) -> None:
+        """An attempt that did not finish: the live files leave it, its log is closed."""
+        if self.tcec_files:
+            self.tcec_files.finish(game)
+        if attempt is not None:
+            self.engine_logs.finish(attempt)
+
+    def _log_finished(
+        self, record: GameRecord, context: dict[str, object], engine_log: Path | None
+    ) -> None:
         if record.host is not None:
             context = {**context, "host": record.host}
         if record.fault is not None:
@@ -536,6 +560,7 @@ class Daemon:
                 engine=record.fault.engine,
                 kind=record.fault.kind,
                 detail=record.fault.detail,
+                log=None if engine_log is None else str(engine_log),
             )
         log.info(
             "game_finished",

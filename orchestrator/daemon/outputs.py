@@ -35,6 +35,7 @@ from orchestrator.event.tcec_files import (
     tournament_json,
 )
 from orchestrator.store.database import RoundRow
+from orchestrator.store.logs import log_tail
 
 
 def _umask() -> int:
@@ -117,19 +118,35 @@ def write_standings(folder: Path, view: EventView) -> None:
     write_atomic(folder / "standings.json", json.dumps(standings_json(view), indent=1) + "\n")
 
 
+#: how much of the featured game's engine log `live.log` shows (its latest lines)
+LIVE_LOG_TAIL = 256 << 10
+
+
+def live_log(path: Path | None) -> str:
+    """`live.log`: the end of the featured game's engine log (plain while the game is played,
+    compressed once it has ended); empty when there is none yet."""
+    for candidate in () if path is None else (path, path.with_name(path.name + ".gz")):
+        try:
+            return log_tail(candidate, LIVE_LOG_TAIL)
+        except FileNotFoundError:
+            continue
+    return ""
+
+
 @dataclass
 class _FollowedGame:
     headers: dict[str, str]
     options: tuple[dict[str, Any], dict[str, Any]]  # White's engine's, Black's
     annotator: Annotator
+    log: Path | None  # its engine log, as `EngineLogs` writes it
     plies: list[Annotated] = field(default_factory=list)
     moves: list[LiveMove] = field(default_factory=list)
 
 
 class TcecFiles:
-    """TCEC's live files in `folder`: `live.json` and `live.pgn` after every move of the game
-    they follow (the earliest started of the running games), `schedule.json` and
-    `crosstable.json` after every game.
+    """TCEC's live files in `folder`: `live.json`, `live.pgn` and `live.log` (the end of its
+    engine log) after every move of the game they follow (the earliest started of the running
+    games), `schedule.json` and `crosstable.json` after every game.
 
     Each move is annotated once, as it comes; the files are serialized and written by a
     worker thread, and a write still waiting when a newer state comes is dropped for it, so
@@ -150,11 +167,13 @@ class TcecFiles:
         headers: dict[str, str],
         options: tuple[dict[str, Any], dict[str, Any]],
         opening: Opening | None,
+        log: Path | None = None,
     ) -> None:
-        """A game starts, from `opening` (its book moves are its first moves)."""
+        """A game starts, from `opening` (its book moves are its first moves); `log` is where
+        its engine log is written (`live.log` shows its end)."""
         opening = opening or START
         live = self.games[game] = _FollowedGame(
-            headers, options, Annotator(opening.board(), self.rules)
+            headers, options, Annotator(opening.board(), self.rules), log
         )
         for book in opening.book():
             annotated = live.annotator.add(book)
@@ -207,6 +226,7 @@ class TcecFiles:
         options = live.options
         self._queue("live.json", lambda: json.dumps(live_json(headers, moves, options)))
         self._queue("live.pgn", lambda: live_pgn(headers, plies, reason, options))
+        self._queue("live.log", lambda: live_log(live.log))
 
     def _queue(self, name: str, render: Callable[[], str]) -> None:
         self.pending[name] = render
@@ -227,7 +247,9 @@ class TcecFiles:
 
     def _write_batch(self, batch: dict[str, Callable[[], str]]) -> None:
         for name, render in batch.items():
-            write_atomic(self.folder / name, render() + "\n", durable=False)
+            text = render()
+            end = "" if text.endswith("\n") or not text else "\n"
+            write_atomic(self.folder / name, text + end, durable=False)
 
     async def close(self) -> None:
         """Wait for the last writes."""

@@ -12,12 +12,21 @@ import asyncio
 import signal
 from pathlib import Path
 
+import structlog
+
 from orchestrator.config.load import check_files, load, read_openings
-from orchestrator.config.model import Config, ConfigError, EngineConfig, dask_address
+from orchestrator.config.model import (
+    Config,
+    ConfigError,
+    EngineConfig,
+    KibitzerConfig,
+    dask_address,
+)
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.game.openings import Opening
 from orchestrator.daemon.loop import Daemon
-from orchestrator.daemon.system import WebProcess, sweep_orphans
+from orchestrator.daemon.system import KibitzProcess, WebProcess, sweep_orphans
+from orchestrator.engines.adapter import Engine, EngineFault
 from orchestrator.engines.probe import from_fen, probe
 from orchestrator.event.resume import create_or_resume
 from orchestrator.executor.cluster import DaskExecutor, security
@@ -25,6 +34,8 @@ from orchestrator.store.database import Store
 from orchestrator.store.lock import DatabaseLock
 
 __all__ = ["CheckFailed", "EventFailed", "check_on_workers", "probe_all", "run_event", "validate"]
+
+log = structlog.get_logger()
 
 
 class CheckFailed(OrchestratorError):
@@ -44,9 +55,10 @@ class EventFailed(OrchestratorError):
 PROBES_AT_ONCE = 8
 
 
-async def probe_all(config: Config, fen_reason: str | None) -> None:
-    """Start, configure and close every engine of `config`, a few at a time; the first
-    failure in config order is raised."""
+async def probe_all(config: Config, fen_reason: str | None, *, engines: bool = True) -> None:
+    """Start, configure and close every engine of `config` (none with `engines=False`) and
+    every kibitzer that runs here (not on a game host), a few at a time; the first failure
+    in config order is raised."""
     gate = asyncio.Semaphore(PROBES_AT_ONCE)
 
     async def one(engine: EngineConfig) -> None:
@@ -54,7 +66,21 @@ async def probe_all(config: Config, fen_reason: str | None) -> None:
             started = await probe(config, engine, fen_reason)
             await started.close()
 
-    outcomes = await asyncio.gather(*(one(e) for e in config.engines), return_exceptions=True)
+    async def kibitzer(k: KibitzerConfig) -> None:
+        async with gate:
+            try:
+                started = await Engine.start(k.engine())
+            except EngineFault as fault:
+                raise ConfigError(
+                    f'{config.path}: [[kibitzer]] "{k.name}": {fault.detail}'
+                ) from None
+            await started.close()
+
+    outcomes = await asyncio.gather(
+        *(one(e) for e in config.engines if engines),
+        *(kibitzer(k) for k in config.kibitzers if not k.requires),
+        return_exceptions=True,
+    )
     for problem in outcomes:
         if isinstance(problem, BaseException):
             raise problem
@@ -66,8 +92,8 @@ async def validate(config_path: Path, start_engines: bool) -> tuple[Config, list
     config = load(config_path)
     check_files(config)
     openings = read_openings(config)
-    if start_engines and not config.remote:
-        await probe_all(config, from_fen(openings or ()))
+    if start_engines:  # a remote event's engines are tried on its game hosts
+        await probe_all(config, from_fen(openings or ()), engines=not config.remote)
     return config, openings
 
 
@@ -79,7 +105,7 @@ async def check_on_workers(config: Config, openings: list[Opening] | None) -> li
     """Start every engine once on a game host that can run its games; the warnings."""
     address = dask_address(config.tournament.executor)
     assert address is not None
-    executor = DaskExecutor(address, config.tournament.executor, security(config))
+    executor = DaskExecutor(address, config.tournament.executor, security(config.tournament))
     try:
         await executor.connect()
     except (OSError, TimeoutError) as exc:
@@ -146,6 +172,17 @@ async def run_event(
             signal.signal(sig, signal.SIG_IGN)
 
 
+async def _keep_running(kibitz: KibitzProcess) -> None:
+    """Start the kibitz process, and start it again whenever it ends by itself."""
+    kibitz.start()
+    while True:
+        await asyncio.sleep(KibitzProcess.RESTART_S)
+        status = kibitz.ended()
+        if status is not None:
+            log.warning("kibitz_process_ended", status=status, restart_in_s=0)
+            kibitz.start()
+
+
 async def _run_event(
     config_path: Path, force: bool, drain: bool, http: tuple[str, int] | None, stop: _Stop
 ) -> int:
@@ -171,11 +208,18 @@ async def _run_event(
                         f"--http: cannot listen on {host}:{port}: {exc.strerror}"
                     ) from None
                 site.start()
+            kibitz = KibitzProcess(config.tournament.database) if config.kibitzers else None
+            watch = asyncio.create_task(_keep_running(kibitz)) if kibitz else None
             try:
                 await daemon.run()
             except OrchestratorError as exc:  # the event, once started, failed: exit 1
                 raise EventFailed(f"the event failed: {exc}") from None
             finally:
+                if watch is not None:
+                    watch.cancel()
+                    await asyncio.gather(watch, return_exceptions=True)
+                if kibitz is not None:
+                    await asyncio.to_thread(kibitz.stop)
                 if site is not None:
                     await asyncio.to_thread(site.stop)
         finally:

@@ -38,7 +38,7 @@ def watchdog_interval() -> float | None:
     return int(usec) / 2_000_000
 
 
-#: the web processes this daemon started (`WebProcess`): its own children, never swept
+#: the web and kibitz processes this daemon started: its own children, never swept
 WEB_PIDS: set[int] = set()
 
 
@@ -74,6 +74,39 @@ class WebProcess:
         )
         self.socket.close()  # the child has it
         WEB_PIDS.add(self.process.pid)
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+class KibitzProcess:
+    """The kibitzers (`orchestrator kibitz`), in a process of their own at the lowest CPU
+    priority: it reads the database and writes the kibitzer files, and dies with the daemon.
+    `check` starts it again (after `RESTART_S`) if it ended by itself."""
+
+    RESTART_S = 5.0
+
+    def __init__(self, database: Path) -> None:
+        self.database = database
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        command = [sys.executable, "-m", "orchestrator", "kibitz", "--db", str(self.database)]
+        self.process = subprocess.Popen(
+            [*command, "--parent", str(os.getpid())], stdin=subprocess.DEVNULL
+        )
+        WEB_PIDS.add(self.process.pid)
+
+    def ended(self) -> int | None:
+        """Its exit status if it ended by itself (None while it runs)."""
+        return None if self.process is None else self.process.poll()
 
     def stop(self) -> None:
         if self.process is None:

@@ -28,14 +28,13 @@ import chess.engine
 from orchestrator.config.model import EngineConfig
 from orchestrator.core.errors import DaemonFault
 from orchestrator.core.game.record import Fault, FaultKind
+from orchestrator.engines.journal import LINE_KEPT, Journal
 
 QUIT_TIMEOUT = 1.0  # seconds an engine gets to quit before its process group is killed
 REAP_TIMEOUT = 5.0
 TAIL_LINES = 12
 #: an engine line longer than this is garbage: the engine is stopped (memory stays bounded)
 MAX_LINE = 1 << 20
-#: what a fault record keeps of each of the engine's last lines
-LINE_KEPT = 400
 #: what the game record keeps of an info line: depth, seldepth, nodes, time, score, ...
 INFO_RECORDED = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE
 #: the words of a UCI info line that end its PV (`pv` runs to the end of the line otherwise)
@@ -62,6 +61,8 @@ PV_ENDS = frozenset(
 )
 #: a PV longer than this is cut (an engine may print hundreds of moves)
 PV_KEPT = 64
+#: lines an engine prints before its first game's log takes them (its banner, handshake)
+EARLY_LINES = 200
 
 
 _PR_SET_PDEATHSIG = 1
@@ -71,6 +72,21 @@ def die_with_parent() -> None:  # pragma: no cover - runs in the child before ex
     """Linux: the kernel kills the engine if the daemon dies, even by SIGKILL."""
     if sys.platform == "linux":
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def idle_priority() -> None:
+    """The lowest CPU priority there is (Linux SCHED_IDLE, and nice 19) for the calling
+    thread, and what it starts: kibitzers run only on CPU time no one else wants."""
+    with contextlib.suppress(OSError):
+        os.nice(19)
+    if sys.platform == "linux":
+        with contextlib.suppress(OSError, AttributeError):
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+
+
+def _idle_child() -> None:  # pragma: no cover - runs in the child before exec
+    die_with_parent()
+    idle_priority()
 
 
 #: errors of the daemon's own (no descriptors, no memory, no disk), never an engine's fault
@@ -113,6 +129,11 @@ class _Pipe:
     - UCI: the last `info` line that carries a score, kept raw so that only that one line
       is parsed, once, after the move.  (XBoard engines print far less; python-chess parses
       their thinking lines as they come.)
+    - Pondering (UCI): ``go ponder`` starts no clock; ``ponderhit`` does, so the engine is
+      charged from the opponent's move to its ``bestmove``, never for the time it pondered.
+      The lines of the ponder search are kept (after a hit they are the move's search); a
+      ``go`` after a miss starts afresh, and the ``bestmove`` that answers the miss's
+      ``stop`` stops no clock.
     """
 
     #: the first word of the lines that start and stop the engine's clock
@@ -127,7 +148,16 @@ class _Pipe:
         self.on_go: Callable[[], None] | None = None
         self.scored_line: str | None = None
         self.info_line: str | None = None
+        self.pondering = False  # a `go ponder` search runs, on the opponent's time
+        #: the scored and the last info line of the search that answered (a ponder search
+        #: that starts at once reuses the two slots)
+        self.answer_lines: tuple[str | None, str | None] | None = None
         self.overlong = False  # the engine printed a line longer than MAX_LINE
+        #: the log of the game the engine plays (`attach`), and its name there
+        self.journal: Journal | None = None
+        self.label = "engine"
+        #: the lines before a first game's log takes them: (time, sign, line)
+        self.early: list[tuple[float, str, str]] | None = []
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         """python-chess's line splitter, with a bound: a line longer than `MAX_LINE` is
@@ -145,26 +175,62 @@ class _Pipe:
         super().pipe_data_received(fd, data)  # type: ignore[misc]
 
     def arm(self, on_go: Callable[[], None] | None = None) -> None:
-        """Forget the last move's stamps and lines; `on_go` is called when the clock starts."""
+        """Forget the last move's stamps and lines (not those of a ponder search that runs:
+        after a hit they are this move's); `on_go` is called when the clock starts."""
         self.go_at = self.answered_at = None
-        self.scored_line = self.info_line = None
+        self.answer_lines = None
+        if not self.pondering:
+            self.scored_line = self.info_line = None
         self.on_go = on_go
+
+    def attach(self, journal: Journal | None) -> None:
+        """Log the engine's lines to `journal` (None: no longer); the first attach takes the
+        lines it printed before (its banner and handshake)."""
+        self.journal = journal
+        if journal is not None and self.early is not None:
+            for at, sign, line in self.early:
+                journal.line(at, sign, self.label, line)
+            self.early = None
+
+    def log(self, sign: str, line: str) -> None:
+        """A line to the game's log: `>` written, `<` read, `!` stderr."""
+        if self.journal is not None:
+            self.journal.line(time.monotonic(), sign, self.label, line)
+        elif self.early is not None and len(self.early) < EARLY_LINES:
+            self.early.append((time.monotonic(), sign, line[: LINE_KEPT + 1]))
 
     def send_line(self, line: str) -> None:
         super().send_line(line)  # type: ignore[misc]
-        if self.go_at is None and line.partition(" ")[0] in self.CLOCK_STARTS:
+        self._stamp(line)
+        self.log(">", line)
+
+    def _stamp(self, line: str) -> None:
+        """The clock stamps of a line written to the engine."""
+        word = line.partition(" ")[0]
+        if word == "go" and line.startswith("go ponder"):
+            self.pondering = True  # no clock runs: the opponent is thinking
+            self.scored_line = self.info_line = None
+        elif self.go_at is None and word in self.CLOCK_STARTS:
+            if word == "go":  # a search of its own: a ponder search's lines are not its
+                self.scored_line = self.info_line = None
+            self.pondering = False
             self.go_at = time.monotonic()
             if self.on_go is not None:
                 self.on_go()
 
     def _line_received(self, line: str) -> None:
-        if self.go_at is not None and self.answered_at is None:
-            word = line.partition(" ")[0]
-            if word in self.CLOCK_STOPS:
+        word = line.partition(" ")[0]
+        searching = self.go_at is not None and self.answered_at is None
+        if word in self.CLOCK_STOPS:
+            if searching:
                 self.answered_at = time.monotonic()
-            else:
-                self._thinking(word, line)
+                self.answer_lines = (self.scored_line, self.info_line)
+            else:  # the answer to the `stop` of a ponder search: no clock ran
+                self.pondering = False
+        elif searching or self.pondering:
+            self._thinking(word, line)
         self.tail.append(line if len(line) <= LINE_KEPT else line[:LINE_KEPT] + "...")
+        self.log("<", line)
         super()._line_received(line)  # type: ignore[misc]
 
     def _thinking(self, word: str, line: str) -> None:
@@ -172,6 +238,7 @@ class _Pipe:
 
     def error_line_received(self, line: str) -> None:
         self.tail.append(f"[stderr] {line[:LINE_KEPT]}")
+        self.log("!", line)
 
     def move_time_ms(self) -> int | None:
         """The last move's time, from the go line written to the answer read; None when the
@@ -179,6 +246,13 @@ class _Pipe:
         if self.go_at is None or self.answered_at is None:
             return None
         return round((self.answered_at - self.go_at) * 1000)
+
+
+#: `ponderhit` and `stop` are written no sooner than this after their `go ponder`; a
+#: ponderhit's clock starts when it was due all the same.  Engines that read `go` in a
+#: thread of their own may lose a line that arrives while that thread still reads it, and
+#: then ponder for ever (Debian's Ethereal 12.00; fixed upstream in June 2021)
+PONDER_SETTLE_S = 0.02
 
 
 class _Uci(_Pipe, chess.engine.UciProtocol):
@@ -190,7 +264,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
       ``INFO_NONE``); only the last one with a score is parsed, once, by `last_info`.
     """
 
-    CLOCK_STARTS = frozenset({"go"})
+    CLOCK_STARTS = frozenset({"go", "ponderhit"})
     CLOCK_STOPS = frozenset({"bestmove"})
 
     def __init__(self) -> None:
@@ -199,6 +273,8 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         # them, and the position line that sent them
         self._sent: tuple[chess.Board, int, chess.Move | None, str] | None = None
         self._position_line = ""
+        self._ponder_at = 0.0  # when the last `go ponder` was written
+        self._held: list[str] = []  # lines held back after a `go ponder`
 
     def _thinking(self, word: str, line: str) -> None:
         if word == "info":
@@ -214,7 +290,8 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         The PV's moves are kept as the engine wrote them (UCI), not played out one by one
         (that would cost more than the rest of the move): whoever shows a PV in SAN stops at
         its first move that is not legal (`core.tcec.pv_san`)."""
-        line = self.scored_line or self.info_line
+        scored, last = self.answer_lines or (self.scored_line, self.info_line)
+        line = scored or last
         if line is None:
             return {}, ()
         info = chess.engine._parse_uci_info(line.partition(" ")[2], board, INFO_RECORDED)
@@ -229,7 +306,32 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
     def send_line(self, line: str) -> None:
         if line.startswith("position "):
             self._position_line = line
+        if self._held or (
+            line in ("ponderhit", "stop")
+            and time.monotonic() < self._ponder_at + PONDER_SETTLE_S
+            and self.transport is not None
+        ):
+            if line == "ponderhit":
+                self._stamp(line)  # the clock starts now; the line follows when it may
+            if not self._held:
+                due = self._ponder_at + PONDER_SETTLE_S - time.monotonic()
+                asyncio.get_running_loop().call_later(max(0.0, due), self._write_held)
+            self._held.append(line)
+            return
         super().send_line(line)
+        if line.startswith("go ponder"):
+            self._ponder_at = time.monotonic()
+
+    def _write_held(self) -> None:
+        """Write the lines held back after a `go ponder`, in order."""
+        held, self._held = self._held, []
+        if self.transport is not None and not self.transport.is_closing():
+            for line in held:
+                if line == "ponderhit":
+                    super(_Pipe, self).send_line(line)  # its clock started when it was due
+                    self.log(">", line)
+                else:
+                    super().send_line(line)
 
     def _configure(self, options: chess.engine.ConfigMapping) -> None:
         if options:  # with none, python-chess re-checks every configured option: all sent
@@ -346,9 +448,17 @@ class Engine:
     def fault(self, kind: FaultKind, detail: str) -> EngineFault:
         return EngineFault(self.name, kind, detail, self.output())
 
+    def attach(self, journal: Journal | None) -> None:
+        """Log the engine's I/O to a game's `journal` from now on (None: stop)."""
+        self.protocol.attach(journal)
+
     @classmethod
-    async def start(cls, config: EngineConfig) -> Engine:
-        """Start, handshake and configure; an `EngineFault` ("startup") on any failure."""
+    async def start(
+        cls, config: EngineConfig, journal: Journal | None = None, *, idle: bool = False
+    ) -> Engine:
+        """Start, handshake and configure; an `EngineFault` ("startup") on any failure.
+        With a `journal`, the engine's lines go to it from its first one; `idle` runs it at
+        the lowest CPU priority (a kibitzer), all its threads with it."""
         protocol_class = _Uci if config.protocol == "uci" else _XBoard
         try:
             transport, protocol = await protocol_class.popen(
@@ -356,7 +466,7 @@ class Engine:
                 setpgrp=True,
                 cwd=str(config.workdir) if config.workdir else None,
                 stderr=subprocess.PIPE,
-                preexec_fn=die_with_parent,
+                preexec_fn=_idle_child if idle else die_with_parent,
             )
         except OSError as exc:
             if exc.errno in DAEMON_ERRNOS:  # the machine's trouble, not the engine's
@@ -365,6 +475,8 @@ class Engine:
                 config.name, "startup", f"cannot run {config.command[0]!r}: {exc.strerror}"
             ) from None
         engine = cls(config, transport, protocol)
+        protocol.label = config.name
+        protocol.attach(journal)
         try:
             async with asyncio.timeout(config.startup_timeout):
                 await protocol.initialize()
@@ -434,6 +546,18 @@ class Engine:
             raise self.fault("crash", "the process died before the game") from None
         except chess.engine.EngineError as exc:
             raise self.fault("startup", str(exc) or type(exc).__name__) from None
+
+    async def settle(self) -> bool:
+        """End a ponder search the engine may still run after a game's last move (a ping
+        cancels it: UCI ``stop``, XBoard ``easy``), so that it is idle for its next game or
+        its ``quit``; False when it does not answer within its `startup_timeout`.
+        """
+        try:
+            async with asyncio.timeout(self.config.startup_timeout):
+                await self.protocol.ping()
+        except (TimeoutError, chess.engine.EngineError):
+            return False
+        return True
 
     def check_options(self) -> None:
         """Every configured option must be one the engine declares."""

@@ -21,6 +21,8 @@ __all__ = [
     "GameJSON",
     "GameSummary",
     "HeadToHeadJSON",
+    "KibitzerJSON",
+    "KibitzerPoint",
     "MatchJSON",
     "MoveEvent",
     "MoveJSON",
@@ -63,6 +65,7 @@ class MoveJSON(TypedDict):
     tbhits: NotRequired[int | None]
     hashfull: NotRequired[int | None]
     pv: NotRequired[list[str]]  # in SAN
+    expected: NotRequired[str]  # the reply the engine expects (UCI): its PV's next move
     time_ms: NotRequired[int]
     clock_ms: NotRequired[int | None]
     reported_ms: NotRequired[int | None]
@@ -109,6 +112,24 @@ class GameSummary(TypedDict):
     black_team: NotRequired[str]
 
 
+class KibitzerPoint(TypedDict):
+    """A kibitzer's last word on a position: its ply, and its score from White's side."""
+
+    ply: int
+    eval: float | str
+
+
+class KibitzerJSON(TypedDict):
+    """A kibitzer's analysis of a game: its current entry (TCEC's `data.json`, while the
+    game is the featured one) and the score it gave every position so far."""
+
+    index: int
+    engine: str
+    desc: str
+    current: dict[str, object] | None
+    history: list[KibitzerPoint]
+
+
 class GameJSON(GameSummary):
     """A game with its moves (`/api/games/ID`)."""
 
@@ -119,6 +140,8 @@ class GameJSON(GameSummary):
     turn: Side
     moves: list[MoveJSON]
     last: dict[Side, MoveJSON | None]  # each side's last engine move
+    kibitzers: list[KibitzerJSON]
+    log: str | None  # where its engine log is downloaded, once there is one
     pgn: NotRequired[str | None]
     clock_start_ms: NotRequired[int | None]
 
@@ -136,6 +159,8 @@ class RoundGameJSON(GameSummary):
     forfeit: bool
     voided: list[VoidedJSON]
     host: str | None
+    #: a game an engine's fault ended: where its engine log is downloaded
+    fault_log: str | None
 
 
 class MatchJSON(TypedDict):

@@ -6,7 +6,9 @@ to files, the web view serves them, the CLI prints them.
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 from orchestrator.core.event.model import Tournament
 from orchestrator.core.event.standings import (
@@ -30,6 +32,7 @@ from orchestrator.event.api import (
     TeamStandingJSON,
 )
 from orchestrator.store.database import GameRow, RoundRow
+from orchestrator.store.logs import find_log
 
 
 def slug(name: str) -> str:
@@ -40,6 +43,32 @@ def slug(name: str) -> str:
     """
     cleaned = re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_")
     return cleaned if cleaned.strip(".") else "event"
+
+
+def export_logs(folder: Path, rounds: Sequence[RoundRow], target: Path, event: str) -> list[Path]:
+    """Copy the engine logs of `rounds`' finished games from `folder` (`logs_folder`) into
+    `target`, one file a game named by the event, its round and number and its engines
+    (``TCEC_S1-3.4-Stockfish-Ethereal.log.gz``); the files written.
+
+    >>> import tempfile
+    >>> from orchestrator.event.sample import sample_view
+    >>> folder, target = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    >>> _ = (folder / "game-1.attempt-1.log.gz").write_bytes(b"")
+    >>> [p.name for p in export_logs(folder, sample_view().rounds, target, "Sample")]
+    ['Sample-1.1-D-C.log.gz']
+    """
+    target.mkdir(parents=True, exist_ok=True)
+    written = []
+    for rnd in rounds:
+        for game in rnd.games:
+            source = find_log(folder, game.id) if game.status == "finished" else None
+            if source is None:
+                continue
+            ending = ".log.gz" if source.suffix == ".gz" else ".log"
+            name = f"{slug(event)}-{rnd.number}.{game.number}-{slug(game.white)}-{slug(game.black)}"
+            shutil.copyfile(source, target / (name + ending))
+            written.append(target / (name + ending))
+    return written
 
 
 def round_tag(round_number: int, game: GameRow) -> str:

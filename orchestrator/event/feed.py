@@ -23,8 +23,8 @@ def move_json(board: chess.Board, ply: int, move: MoveRecord) -> MoveJSON:
     >>> from orchestrator.core.game.record import Cp
     >>> board = chess.Board()
     >>> data = move_json(board, 1, MoveRecord("e2e4", "e4", score=Cp(-20), pv=("e2e4", "e7e5")))
-    >>> data["side"], data["wv"], data["pv"], board.fullmove_number
-    ('white', '-0.20', ['e4', 'e5'], 1)
+    >>> data["side"], data["wv"], data["pv"], data["expected"], board.fullmove_number
+    ('white', '-0.20', ['e4', 'e5'], 'e7e5', 1)
     >>> sorted(move_json(board, 2, MoveRecord("e7e5", "e5", book=True)))
     ['book', 'fen', 'ply', 'san', 'side', 'uci']
     """
@@ -53,6 +53,7 @@ def move_json(board: chess.Board, ply: int, move: MoveRecord) -> MoveJSON:
         "tbhits": move.tbhits,
         "hashfull": move.hashfull,
         "pv": pv,
+        **({"expected": move.pv[1]} if len(pv) > 1 else {}),
         "time_ms": move.time_ms,
         "clock_ms": move.clock_ms,
         "reported_ms": move.reported_ms,

@@ -4,12 +4,14 @@ the `--json` outputs and the JSON API give it."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import chess
 
@@ -22,6 +24,8 @@ from orchestrator.event.api import (
     ExportedGame,
     GameJSON,
     GameSummary,
+    KibitzerJSON,
+    KibitzerPoint,
     MatchJSON,
     MoveJSON,
     OverviewJSON,
@@ -47,6 +51,7 @@ from orchestrator.store.database import (
     StoreError,
 )
 from orchestrator.store.lock import held
+from orchestrator.store.logs import find_log, logs_folder
 
 #: the engine faults that count as strikes (`strikes` in [tournament])
 STRIKES = frozenset({"crash", "stall", "illegal_move", "startup"})
@@ -309,6 +314,7 @@ def round_json(view: EventView, r: RoundRow) -> RoundJSON:
                 "forfeit": g.forfeit,
                 "voided": voided.get(g.id, []),
                 "host": g.host or hosts.get(g.id),
+                "fault_log": log_url(g.id) if g.fault is not None else None,
             }
             for g in r.games
         ],
@@ -410,10 +416,82 @@ async def game_json(view: EventView, store: Store, game: GameRow) -> GameJSON:
         "turn": "white" if board.turn == chess.WHITE else "black",
         "moves": listed,
         "last": last,
+        "kibitzers": await asyncio.to_thread(kibitzers_json, view, game.id),
+        "log": log_url(game.id) if await asyncio.to_thread(_has_log, store, game.id) else None,
         "pgn": game.pgn,
         "clock_start_ms": tc.base_ms if tc.kind == "clock" else None,
     }
     return data
+
+
+def log_url(game: int) -> str:
+    """Where the web view serves a game's engine log.
+
+    >>> log_url(12)
+    '/download/games/12.log'
+    """
+    return f"/download/games/{game}.log"
+
+
+def _has_log(store: Store, game: int) -> bool:
+    return find_log(logs_folder(store.path), game) is not None
+
+
+def kibitzers_json(view: EventView, game: int) -> list[KibitzerJSON]:
+    """What the event's kibitzers said about `game`, from their files in `live_dir`: the
+    current analysis (`data.json`, while it is the featured game) and the score of every
+    position so far (`liveeval.json`, or the game's archived copy once it is over).
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> kibitzers_json(sample_view(), 1)  # the sample has no kibitzers
+    []
+    """
+    folder = view.settings.live_dir
+    if folder is None:
+        return []
+    out: list[KibitzerJSON] = []
+    for index, config in enumerate(view.settings.kibitzers):
+        suffix = "" if index == 0 else str(index)
+        current = _json_file(folder / f"data{suffix}.json")
+        if current is None or current.get("game") != game:
+            current = None
+        history = _json_file(folder / f"liveeval{suffix}.json")
+        if history is None or history.get("game") != game:
+            history = _json_file(folder / "archive" / f"game-{game}-liveeval{suffix}.json")
+        points: list[KibitzerPoint] = []
+        moves = history.get("moves") if history else None
+        for entry in moves if isinstance(moves, list) else ():
+            ply, value = entry.get("ply"), entry.get("eval")
+            if isinstance(ply, int) and isinstance(value, int | float | str):
+                points.append({"ply": ply, "eval": _white_side(value, ply)})
+        out.append(
+            {
+                "index": index,
+                "engine": config.name,
+                "desc": config.desc,
+                "current": current,
+                "history": points,
+            }
+        )
+    return out
+
+
+def _white_side(value: float | str, ply: int) -> float | str:
+    """A kibitzer history's score (from the side to move) from White's side."""
+    if ply % 2 == 0:
+        return value
+    if isinstance(value, str):
+        return value[1:] if value.startswith("-") else "-" + value
+    return -value + 0.0
+
+
+def _json_file(path: Path) -> dict[str, Any] | None:
+    """A JSON object from a file another process writes (None if missing or half seen)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 async def overview_json(view: EventView, store: Store) -> OverviewJSON:

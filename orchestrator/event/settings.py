@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from orchestrator.config.model import Config, EngineSettings, TournamentConfig
+from orchestrator.config.model import Config, EngineSettings, KibitzerConfig, TournamentConfig
 from orchestrator.core.codec import SchemaError, convert, to_builtins
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.event.model import Options, Phase, Positive, Rules, Team
@@ -54,6 +54,7 @@ FREE = (
     "seeding",
     "groups",
     "ratings",
+    "kibitzers",
 )
 #: the keys whose empty string meant "none" in the settings of older orchestrators
 _EMPTY_IS_NONE = ("openings", "live_dir", "tls_ca_file", "tls_cert", "tls_key")
@@ -77,6 +78,8 @@ class EventSettings(TournamentConfig, frozen=True, kw_only=True, forbid_unknown_
     #: the engines' ratings, where the config gives them (WhiteElo and BlackElo, the TCEC
     #: crosstable's Rating); they may change at any resume
     ratings: dict[str, float] = msgspec.field(default_factory=dict)
+    #: the analysis engines that follow the featured game (`orchestrator/kibitz/`)
+    kibitzers: tuple[KibitzerConfig, ...] = ()
 
     @classmethod
     def of(cls, config: Config, players: tuple[str, ...]) -> EventSettings:
@@ -97,6 +100,7 @@ class EventSettings(TournamentConfig, frozen=True, kw_only=True, forbid_unknown_
                 "adjudication": config.adjudication,
                 "engines": {e.name: e.settings for e in config.engines},
                 "ratings": {e.name: e.rating for e in config.engines if e.rating is not None},
+                "kibitzers": config.kibitzers,
             }
         )
 

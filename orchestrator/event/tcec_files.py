@@ -10,7 +10,7 @@ import functools
 import io
 from collections.abc import Mapping
 from datetime import datetime
-from typing import TypedDict
+from typing import Any, TypedDict
 
 import chess
 import chess.pgn
@@ -43,8 +43,8 @@ class LivePv(TypedDict):
 LiveMove = TypedDict(
     "LiveMove",
     {"m": str, "from": str, "to": str, "book": bool, "fen": str, "pv": LivePv, "d": str,
-     "sd": str, "mt": str, "tl": str, "s": str, "n": str, "tb": str, "h": str, "wv": str,
-     "R50": str, "Rd": str, "Rr": str},
+     "sd": str, "pd": str, "mt": str, "tl": str, "s": str, "n": str, "tb": str, "h": str,
+     "ph": str, "wv": str, "R50": str, "Rd": str, "Rr": str, "mb": str},
     total=False,
 )  # fmt: skip
 
@@ -114,10 +114,9 @@ def live_move(annotated: Annotated) -> LiveMove:
             }
         )
     entry["pv"] = {"San": fields["pv"], "Moves": shown}
-    f = fields
-    entry |= {"d": f["d"], "sd": f["sd"], "mt": f["mt"], "tl": f["tl"], "s": f["s"],
-              "n": f["n"], "tb": f["tb"], "h": f["h"], "wv": f["wv"], "R50": f["R50"],
-              "Rd": f["Rd"], "Rr": f["Rr"]}  # fmt: skip
+    for key, value in fields.items():  # TCEC's fields (core/game/fields.py), the PV above
+        if key != "pv":
+            entry[key] = value  # type: ignore[literal-required]
     return entry
 
 
@@ -565,3 +564,114 @@ def gamelist_json(view: EventView) -> dict[str, object]:
         "eventtag": tour["url"] if tour["cup"] else "",
     }
     return {"Seasons": {"1": {"sub": [entry]}}}
+
+
+class KibitzEntry(TypedDict, total=False):
+    """A kibitzer's analysis of a position, as TCEC's `data.json` gives it (tcecgui
+    `update_live_eval`): `pv` in SAN with move numbers (its first number says the ply),
+    `eval` from White's side, `depth` as "depth/seldepth"; `game` is ours (the game id)."""
+
+    engine: str
+    desc: str
+    eval: float | str
+    depth: str
+    nodes: int
+    speed: str
+    tbhits: int
+    pv: str
+    round: str
+    ply: int
+    wdl: str
+    game: int
+
+
+def kibitz_entry(
+    board: chess.Board,
+    info: Mapping[str, Any],
+    *,
+    engine: str,
+    desc: str,
+    round_tag: str,
+    game: int,
+) -> KibitzEntry | None:
+    """A kibitzer's `info` (python-chess's, of the position `board`) as a `data.json`
+    entry; None while it has no scored PV.
+
+    >>> import chess.engine
+    >>> info = {"score": chess.engine.PovScore(chess.engine.Cp(-30), chess.BLACK), "depth": 12,
+    ...         "seldepth": 18, "nodes": 120000, "nps": 60000, "tbhits": 0,
+    ...         "pv": [chess.Move.from_uci("e7e5"), chess.Move.from_uci("g1f3")]}
+    >>> board = chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+    >>> entry = kibitz_entry(board, info, engine="K", desc="", round_tag="1.1", game=3)
+    >>> entry["pv"], entry["eval"], entry["depth"], entry["speed"], entry["ply"]
+    ('1...e5 2. Nf3', 0.3, '12/18', '60.0kn/s', 1)
+    """
+    score, pv = info.get("score"), info.get("pv")
+    if score is None or not pv:
+        return None
+    white = score.white()
+    mate = white.mate()
+    value: float | str = (
+        (f"M{mate}" if mate > 0 else f"-M{-mate}")
+        if mate is not None
+        else round(white.score() / 100, 2)
+    )
+    legal: list[chess.Move] = []
+    probe = board.copy(stack=False)
+    for move in pv:
+        if not probe.is_legal(move):
+            break
+        legal.append(move)
+        probe.push(move)
+    if not legal:
+        return None
+    depth = info.get("depth")
+    nps = info.get("nps")
+    entry: KibitzEntry = {
+        "engine": engine,
+        "desc": desc,
+        "eval": value,
+        "depth": f"{depth or '-'}/{info.get('seldepth') or depth or '-'}",
+        "nodes": int(info.get("nodes") or 0),
+        "speed": "-" if nps is None else _speed(int(nps)),
+        "tbhits": int(info.get("tbhits") or 0),
+        "pv": board.variation_san(legal),
+        "round": round_tag,
+        "ply": board.ply(),
+        "game": game,
+    }
+    wdl = info.get("wdl")
+    if wdl is not None:
+        entry["wdl"] = " ".join(str(part) for part in wdl.white())
+    return entry
+
+
+def _speed(nps: int) -> str:
+    """Nodes per second as TCEC writes them: 33kn/s, 1.2Mn/s."""
+    if nps >= 1_000_000:
+        return f"{nps / 1_000_000:.1f}Mn/s"
+    if nps >= 1000:
+        return f"{nps / 1000:.1f}kn/s"
+    return f"{nps}n/s"
+
+
+def liveeval_json(
+    history: list[KibitzEntry], *, engine: str, desc: str, round_tag: str, game: int
+) -> dict[str, object]:
+    """`liveeval.json`: a kibitzer's last analysis of every position of the game so far,
+    which the viewer's chart draws (its `moves` give the score from the side to move:
+    the viewer turns Black's around).
+
+    >>> entry = {"pv": "1... e5", "eval": 0.3, "ply": 1}
+    >>> liveeval_json([entry], engine="K", desc="", round_tag="1.1", game=3)["moves"][0]["eval"]
+    -0.3
+    """
+    moves = []
+    for entry in history:
+        value = entry.get("eval")
+        if entry.get("ply", 0) % 2 and isinstance(value, float):
+            value = 0.0 - value  # from the side to move, as the viewer reads a history
+        elif entry.get("ply", 0) % 2 and isinstance(value, str):
+            value = value[1:] if value.startswith("-") else "-" + value
+        moves.append({**entry, "eval": value})
+    return {"engine": engine, "desc": desc, "round": round_tag, "game": game, "moves": moves}

@@ -29,7 +29,7 @@ def make_executor(config: Config) -> Executor:
     section = config.tournament
     address = dask_address(section.executor)
     if address is not None:
-        return DaskExecutor(address, section.executor, security(config))
+        return DaskExecutor(address, section.executor, security(section))
     if section.executor == "processes":
         beside = section.database.with_name
         return LocalProcesses(

@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from orchestrator.core.game.record import GameRecord
-from orchestrator.game.game import GameSpec, OnMove
+from orchestrator.game.game import GameSpec, OnLog, OnMove
 
 #: called once a game runs on its host, with the host's name
 OnStart = Callable[[str], Awaitable[None]]
@@ -41,10 +41,12 @@ class Executor(Protocol):
         """Wait until a game may be handed over (the scheduler is reachable)."""
 
     async def play(
-        self, spec: GameSpec, *, key: str, on_move: OnMove, on_start: OnStart
+        self, spec: GameSpec, *, key: str, on_move: OnMove, on_start: OnStart, on_log: OnLog
     ) -> GameRecord:
-        """Play `spec` to its end; `on_move` sees every engine move in order, `on_start`
-        the host once the game runs there.  `HostFault` when the host or scheduler fails."""
+        """Play `spec` to its end; `on_move` sees every engine move in order, `on_log` the
+        engines' log in chunks (each before its move's `on_move`, the last with the result),
+        `on_start` the host once the game runs there.  `HostFault` when the host or the
+        scheduler fails."""
 
     async def close(self) -> None:
         """Stop every game still running and release what `start` set up."""

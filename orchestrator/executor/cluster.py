@@ -29,12 +29,12 @@ from distributed import Client, Future
 from distributed.client import FutureCancelledError
 from distributed.security import Security
 
-from orchestrator.config.model import Config, EngineConfig
+from orchestrator.config.model import Config, EngineConfig, TournamentConfig
 from orchestrator.core.errors import DaemonFault
 from orchestrator.core.game.record import GameRecord
 from orchestrator.executor.base import HostFault, OnStart
-from orchestrator.executor.worker import check_engine, move_from_wire, run_game
-from orchestrator.game.game import GameSpec, OnMove
+from orchestrator.executor.worker import check_engine, check_kibitzer, move_from_wire, run_game
+from orchestrator.game.game import GameSpec, OnLog, OnMove
 
 log = structlog.get_logger()
 
@@ -73,9 +73,8 @@ def unmet(need: dict[str, float], workers: dict[str, dict[str, Any]]) -> bool:
     )
 
 
-def security(config: Config) -> Security | None:
+def security(section: TournamentConfig) -> Security | None:
     """Dask's TLS settings of a "tls://" executor (None for the others)."""
-    section = config.tournament
     if not section.executor.startswith("tls://"):
         return None
     return Security(
@@ -198,7 +197,7 @@ class DaskExecutor:
     # games ------------------------------------------------------------------------------
 
     async def play(
-        self, spec: GameSpec, *, key: str, on_move: OnMove, on_start: OnStart
+        self, spec: GameSpec, *, key: str, on_move: OnMove, on_start: OnStart, on_log: OnLog
     ) -> GameRecord:
         await self.ready()
         client = self.client
@@ -207,11 +206,12 @@ class DaskExecutor:
         events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         client.subscribe_topic(topic, lambda event: events.put_nowait(event[1]))
         need = resources(spec.white, spec.black)
-        future: Future[GameRecord] = client.submit(
+        future: Future[tuple[GameRecord, str]] = client.submit(
             run_game, spec, topic, key=key, resources=need, pure=False, retries=0
         )
         try:
-            return await _Follow(self, spec, future, events, need, on_move, on_start).run()
+            follow = _Follow(self, spec, future, events, need, on_move, on_start, on_log)
+            return await follow.run()
         finally:
             with contextlib.suppress(Exception):
                 client.unsubscribe_topic(topic)
@@ -221,8 +221,9 @@ class DaskExecutor:
 
     async def check(self, config: Config, fen_reason: str | None) -> list[str]:
         """`orchestrator check` on the workers: each engine started once on a worker that
-        can run its games; the lines to print for engines whose requirements no connected
-        worker meets (their games would wait).  A `ConfigError` for an engine that fails."""
+        can run its games, and each kibitzer that `requires` a game host on one that has it;
+        the lines to print for those whose requirements no connected worker meets (their
+        games, or the kibitzer, would wait).  A `ConfigError` for an engine that fails."""
         workers = await self.refresh_workers()
         warnings = []
         futures = []
@@ -239,6 +240,23 @@ class DaskExecutor:
             futures.append(
                 self.client.submit(
                     check_engine, config, engine, fen_reason, resources=need, pure=False
+                )
+            )
+        for kibitzer in config.kibitzers:
+            if not kibitzer.requires:
+                continue  # it runs beside the daemon: tried there
+            need = dict(kibitzer.requires)
+            if unmet(need, workers):
+                shown = ", ".join(f"{k}={v:g}" for k, v in need.items())
+                warnings.append(
+                    f'{config.path}: [[kibitzer]] "{kibitzer.name}" requires {shown}: no '
+                    f"worker connected to {self.label} has it, so it will wait for one"
+                )
+                continue
+            assert self.client is not None
+            futures.append(
+                self.client.submit(
+                    check_kibitzer, str(config.path), kibitzer, resources=need, pure=False
                 )
             )
         assert self.client is not None
@@ -263,11 +281,12 @@ class _Follow:
         self,
         executor: DaskExecutor,
         spec: GameSpec,
-        future: Future[GameRecord],
+        future: Future[tuple[GameRecord, str]],
         events: asyncio.Queue[dict[str, Any]],
         need: dict[str, float],
         on_move: OnMove,
         on_start: OnStart,
+        on_log: OnLog,
     ) -> None:
         self.executor = executor
         self.future = future
@@ -275,6 +294,7 @@ class _Follow:
         self.need = need
         self.on_move = on_move
         self.on_start = on_start
+        self.on_log = on_log
         self.board = (spec.opening.board() if spec.opening else chess.Board()).copy()
         if spec.opening:
             for uci in spec.opening.moves:
@@ -301,17 +321,18 @@ class _Follow:
                 self._check_host()
             while not self.events.empty():  # the moves that came with the result
                 await self._event(self.events.get_nowait())
-            record = result.result()
+            record, log = result.result()
         finally:
             result.cancel()
         for move in record.moves[len(self.board.move_stack) :]:  # any the events lacked
             self.board.push(chess.Move.from_uci(move.uci))
             await self.on_move(move, self.board)
+        self.on_log(log)
         return record
 
-    async def _result(self) -> GameRecord:
+    async def _result(self) -> tuple[GameRecord, str]:
         try:
-            return cast(GameRecord, await self.future)
+            return cast(tuple[GameRecord, str], await self.future)
         except FutureCancelledError as exc:
             detail = f"the scheduler cancelled the game ({exc.reason})"
             lost_scheduler = exc.reason == "scheduler-connection-lost"
@@ -347,6 +368,7 @@ class _Follow:
         ):
             move = move_from_wire(message["move"])
             self.board.push(chess.Move.from_uci(move.uci))  # found legal on the host
+            self.on_log(str(message.get("log", "")))
             await self.on_move(move, self.board)
 
     def _check_host(self) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from orchestrator.core.game.record import GameRecord
 from orchestrator.engines.pool import EnginePool
 from orchestrator.executor.base import OnStart
-from orchestrator.game.game import GameSpec, OnMove, play_game
+from orchestrator.game.game import GameSpec, OnLog, OnMove, play_game
 
 
 class LocalExecutor:
@@ -23,9 +23,9 @@ class LocalExecutor:
         return None
 
     async def play(
-        self, spec: GameSpec, *, key: str, on_move: OnMove, on_start: OnStart
+        self, spec: GameSpec, *, key: str, on_move: OnMove, on_start: OnStart, on_log: OnLog
     ) -> GameRecord:
-        return await play_game(spec, pool=self.pool, on_move=on_move)
+        return await play_game(spec, pool=self.pool, on_move=on_move, on_log=on_log)
 
     async def close(self) -> None:
         await self.pool.close()

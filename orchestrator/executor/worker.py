@@ -1,10 +1,11 @@
-"""What runs on a game host (a Dask worker): one game, or one engine's check.
+"""What runs on a game host (a Dask worker): one game, or one engine's or kibitzer's check.
 
 A game runs on the worker, on an event loop of the worker process's own (`_Games`, in a
 thread beside Dask's): both engines start there and their clocks are kept there, next to the
 engines' pipes, so no network lag is ever charged to an engine.  Each move is sent to the
 daemon as it is played with Dask's structured events (`Worker.log_event`, which never waits
-for the network), and the whole `GameRecord` is the task's result.  The task watches its own
+for the network), with the engines' log written since the move before; the whole
+`GameRecord` and the log's last chunk are the task's result.  The task watches its own
 key: once the daemon no longer wants the game (it aborted the attempt, lost the scheduler, or
 died), the game is cancelled and its engines are killed at once.
 """
@@ -22,11 +23,12 @@ import chess
 from distributed import get_worker
 from distributed.worker import Worker
 
-from orchestrator.config.model import Config, ConfigError, EngineConfig
+from orchestrator.config.model import Config, ConfigError, EngineConfig, KibitzerConfig
 from orchestrator.core.game.record import Cp, GameRecord, Mate, MoveRecord
+from orchestrator.engines.adapter import Engine, EngineFault
 from orchestrator.engines.pool import EnginePool
 from orchestrator.engines.probe import probe
-from orchestrator.game.game import GameSpec, OnMove, play_game
+from orchestrator.game.game import GameSpec, OnLog, OnMove, play_game
 
 #: how often a game checks that the daemon still wants it (seconds)
 WATCH_S = 0.25
@@ -95,19 +97,21 @@ class _Games:
         self.running = 0
         self.idle: asyncio.TimerHandle | None = None
 
-    def play(self, spec: GameSpec, on_move: OnMove, wanted: Callable[[], bool]) -> GameRecord:
+    def play(
+        self, spec: GameSpec, on_move: OnMove, on_log: OnLog, wanted: Callable[[], bool]
+    ) -> GameRecord:
         """Play `spec` on the games' loop; blocks the calling (task) thread until it ends."""
         return asyncio.run_coroutine_threadsafe(
-            self._play(spec, on_move, wanted), self.loop
+            self._play(spec, on_move, on_log, wanted), self.loop
         ).result()
 
     async def _play(
-        self, spec: GameSpec, on_move: OnMove, wanted: Callable[[], bool]
+        self, spec: GameSpec, on_move: OnMove, on_log: OnLog, wanted: Callable[[], bool]
     ) -> GameRecord:
         self.running += 1
         if self.idle is not None:
             self.idle.cancel()
-        game = asyncio.create_task(play_game(spec, pool=self.pool, on_move=on_move))
+        game = asyncio.create_task(play_game(spec, pool=self.pool, on_move=on_move, on_log=on_log))
         try:
             while True:
                 done, _ = await asyncio.wait({game}, timeout=WATCH_S)
@@ -140,22 +144,30 @@ def _this_host() -> _Games:
         return _games
 
 
-def run_game(spec: GameSpec, topic: str) -> GameRecord:
-    """Play `spec` on this worker; its events go to `topic` (a Dask task, see the module)."""
+def run_game(spec: GameSpec, topic: str) -> tuple[GameRecord, str]:
+    """Play `spec` on this worker; its events go to `topic` (a Dask task, see the module).
+    The game's record, and the last chunk of its engines' log."""
     worker = get_worker()
     key = worker.get_current_task()
     host = host_name(worker)
     run = uuid.uuid4().hex  # a rerun of this task by Dask is told apart from this one
     worker.log_event(topic, {"kind": "start", "run": run, "host": host, "at": worker.address})
+    log: list[str] = []  # the engines' log since the last move sent
+
+    def on_log(text: str) -> None:
+        log.append(text)
 
     async def on_move(move: MoveRecord, board: chess.Board) -> None:
         ply = len(board.move_stack)
+        text = "".join(log)
+        log.clear()
         worker.log_event(
-            topic, {"kind": "move", "run": run, "ply": ply, "move": move_to_wire(move)}
+            topic,
+            {"kind": "move", "run": run, "ply": ply, "move": move_to_wire(move), "log": text},
         )
 
-    record = _this_host().play(spec, on_move, lambda: _wanted(worker, key))
-    return dataclasses.replace(record, host=host)
+    record = _this_host().play(spec, on_move, on_log, lambda: _wanted(worker, key))
+    return dataclasses.replace(record, host=host), "".join(log)
 
 
 def check_engine(config: Config, engine: EngineConfig, fen_reason: str | None) -> str:
@@ -168,6 +180,25 @@ def check_engine(config: Config, engine: EngineConfig, fen_reason: str | None) -
             started = await probe(config, engine, fen_reason)
         except ConfigError as exc:
             raise ConfigError(f"{exc} (on game host {host})") from None
+        await started.close()
+
+    asyncio.run(main())
+    return host
+
+
+def check_kibitzer(path: str, kibitzer: KibitzerConfig) -> str:
+    """Start and close a kibitzer's engine on this worker (`orchestrator check`, for a
+    kibitzer that `requires` a game host); the name of the host.  A `ConfigError` naming
+    the kibitzer (and the host) when it cannot start."""
+    host = host_name(get_worker())
+
+    async def main() -> None:
+        try:
+            started = await Engine.start(kibitzer.engine())
+        except EngineFault as fault:
+            raise ConfigError(
+                f'{path}: [[kibitzer]] "{kibitzer.name}": {fault.detail} (on game host {host})'
+            ) from None
         await started.close()
 
     asyncio.run(main())

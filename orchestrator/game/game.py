@@ -37,12 +37,15 @@ from orchestrator.core.game.record import (
     Termination,
 )
 from orchestrator.engines.adapter import MAX_LINE, Engine, EngineFault
+from orchestrator.engines.journal import Journal
 from orchestrator.engines.pool import EnginePool
 
 UNTIMED_DEADLINE_S = 60.0  # nodes= and depth= games: how long a move may take at most
 INFO_XBOARD = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | chess.engine.INFO_PV
 
 OnMove = Callable[[MoveRecord, chess.Board], Awaitable[None]]
+#: takes the game's engine log, a chunk with each move and the last at the end (`Journal`)
+OnLog = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,13 @@ class GameSpec:
     adjudication: Adjudication = field(default_factory=Adjudication)
     timemargin_ms: int = 100
     game_key: str = ""  # distinct per game: engines kept running get ucinewgame/new
+    #: engines think on the opponent's time, unless an engine's own `ponder` says otherwise
+    ponder: bool = False
+
+    def ponders(self, colour: chess.Color) -> bool:
+        """Whether `colour`'s engine ponders: its own `ponder`, else the game's."""
+        own = (self.white if colour == chess.WHITE else self.black).ponder
+        return self.ponder if own is None else own
 
 
 @dataclass
@@ -160,10 +170,14 @@ _TERMINATION: dict[FaultKind, Termination] = {
 
 
 class _Game:
-    def __init__(self, spec: GameSpec, pool: EnginePool, on_move: OnMove | None) -> None:
+    def __init__(
+        self, spec: GameSpec, pool: EnginePool, on_move: OnMove | None, on_log: OnLog | None
+    ) -> None:
         self.spec = spec
         self.pool = pool
         self.on_move = on_move
+        self.on_log = on_log
+        self.journal = Journal() if on_log is not None else None
         self.opening = spec.opening or START
         self.board = self.opening.after_book()  # the book moves are on its move stack
         self.moves: list[MoveRecord] = []
@@ -186,6 +200,12 @@ class _Game:
         started = _now()
         self.moves.extend(self.opening.book())
         faulted: set[chess.Color] = set()
+        if self.journal is not None:
+            start = self.spec.opening.name if self.spec.opening else "the starting position"
+            self.journal.note(
+                f"{self.spec.white.name} (White) - {self.spec.black.name} (Black), "
+                f"{self.spec.tc}, from {start}, started {started.isoformat(timespec='seconds')}"
+            )
         try:
             try:
                 _end_by_rules(self.board)  # an opening may already be over
@@ -201,8 +221,12 @@ class _Game:
                 faulted.add(
                     chess.WHITE if outcome.fault.engine == self.spec.white.name else chess.BLACK
                 )
+            if self.journal is not None:
+                self.journal.note(f"{outcome.result}: {outcome.reason}")
         finally:
             await self._release(faulted)
+            if self.on_log is not None and self.journal is not None:
+                self.on_log(self.journal.close())
         return GameRecord(
             white=self.spec.white.name,
             black=self.spec.black.name,
@@ -224,7 +248,9 @@ class _Game:
 
     async def _start_engines(self) -> None:
         colours = (chess.WHITE, chess.BLACK)
-        starting = [asyncio.ensure_future(self.pool.acquire(self.config(c))) for c in colours]
+        starting = [
+            asyncio.ensure_future(self.pool.acquire(self.config(c), self.journal)) for c in colours
+        ]
         try:
             started = await asyncio.gather(*starting, return_exceptions=True)
         except asyncio.CancelledError:
@@ -273,7 +299,10 @@ class _Game:
 
     async def _release(self, faulted: set[chess.Color]) -> None:
         for colour, engine in self.engines.items():
-            await self.pool.release(engine, healthy=colour not in faulted)
+            healthy = colour not in faulted
+            if healthy and self.spec.ponders(colour) and engine.alive:
+                healthy = await engine.settle()  # a ponder search may outlive the game
+            await self.pool.release(engine, healthy=healthy)
         if self.tablebase is not None:
             self.tablebase.close()
 
@@ -337,7 +366,12 @@ class _Game:
             async with asyncio.timeout(deadline) as timer:
                 proto.arm(lambda: timer.reschedule(loop.time() + deadline))
                 played = await proto.play(
-                    board, limit, game=self.key, info=self.info[colour], opponent=None
+                    board,
+                    limit,
+                    game=self.key,
+                    info=self.info[colour],
+                    opponent=None,
+                    ponder=self.spec.ponders(colour),
                 )
         except TimeoutError:
             engine.kill()
@@ -388,11 +422,14 @@ class _Game:
             nps=info.get("nps"),
             tbhits=info.get("tbhits"),
             hashfull=info.get("hashfull"),
+            ponder=played.ponder.uci() if played.ponder else None,
         )
         fullmove = board.fullmove_number
         zeroing = board.is_zeroing(move)
         board.push(move)
         self.moves.append(record)
+        if self.on_log is not None and self.journal is not None:
+            self.on_log(self.journal.take())
         if self.on_move is not None:
             await self.on_move(record, board)
         _end_by_rules(board)  # the rules of chess come before any adjudication
@@ -446,13 +483,19 @@ class _Game:
 
 
 async def play_game(
-    spec: GameSpec, *, pool: EnginePool | None = None, on_move: OnMove | None = None
+    spec: GameSpec,
+    *,
+    pool: EnginePool | None = None,
+    on_move: OnMove | None = None,
+    on_log: OnLog | None = None,
 ) -> GameRecord:
-    """Play one game; engines come from `pool` (a private one, closed at the end, if None)."""
+    """Play one game; engines come from `pool` (a private one, closed at the end, if None).
+    `on_move` sees each engine move; `on_log` takes the engines' log (`Journal`) in chunks:
+    one before each move's `on_move`, and the last one when the engines are released."""
     own = pool is None
     pool = pool or EnginePool()
     try:
-        return await _Game(spec, pool, on_move).play()
+        return await _Game(spec, pool, on_move, on_log).play()
     finally:
         if own:
             await pool.close()

@@ -3,10 +3,11 @@
 It only reads the database, so the view works with the daemon running or stopped: one reader
 per server follows it for the live push (`web/push.py`), pages share one view of the event
 per change of its games and rounds (`PushHub.view`), and a request that reads a game's moves
-opens a read-only connection of its own.  No route touches the file system: downloads are
-built from the database with the same functions that write `pgn_out/`, so they are byte-equal
-to those files, and a path that is not one of the routes below (`../`, encoded forms,
-absolute paths) is a 404.
+opens a read-only connection of its own.  No route reads a file a request names: downloads
+are built from the database with the same functions that write `pgn_out/`, so they are
+byte-equal to those files; the only files read are the kibitzers' (`data.json`,
+`liveeval.json`, by their fixed names in the event's `live_dir`); and a path that is not one
+of the routes below (`../`, encoded forms, absolute paths) is a 404.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from orchestrator.event.read import (
 )
 from orchestrator.event.tcec_files import crosstable_json
 from orchestrator.store.database import RoundRow, Store, StoreError
+from orchestrator.store.logs import find_log, logs_folder
 from orchestrator.web import charts, pages, static
 from orchestrator.web.push import HUB, PushHub, push_context
 
@@ -194,6 +196,27 @@ async def board_svg(request: web.Request) -> web.Response:
     return _svg(chess.svg.board(board, size=360, lastmove=lastmove))
 
 
+async def position_svg(request: web.Request) -> web.Response:
+    """`/board.svg?fen=...&last=e2e4&arrow=e7e5&chess960=1`: a position as python-chess
+    draws it, with the last move and the expected reply; the same for every viewer, so it
+    is drawn once and cached."""
+    query = request.query
+    fen = query.get("fen", "")
+    if not 0 < len(fen) <= 100:
+        raise web.HTTPBadRequest(text="fen: a FEN of up to 100 characters")
+    try:
+        svg = charts.board(
+            fen, query.get("last", ""), query.get("arrow", ""), query.get("chess960") == "1"
+        )
+    except ValueError as exc:
+        raise web.HTTPBadRequest(text=str(exc)) from None
+    return web.Response(
+        text=svg,
+        content_type="image/svg+xml",
+        headers={"Cache-Control": "public, max-age=86400, immutable"},
+    )
+
+
 async def eval_svg(request: web.Request) -> web.Response:
     return _svg(charts.eval_graph((await _game(request))[1]))
 
@@ -251,6 +274,27 @@ async def game_pgn(request: web.Request) -> web.Response:
         raise web.HTTPNotFound(text="the game is not finished")
     name = f"{slug(event)}-{game['round']}.{game['number']}.pgn"
     return _download((pgn + "\n").encode(), name, PGN_TYPE)
+
+
+async def game_log(request: web.Request) -> web.StreamResponse:
+    """A game's engine log: the compressed file once the game has ended (`.log.gz`), the
+    plain one while it is played."""
+    wanted = _number(request, "id")
+    view = await _view(request)
+    game = view.game(wanted)
+    path = find_log(logs_folder(request.app[DB]), wanted)
+    if game is None or path is None:
+        raise web.HTTPNotFound(text=f"no engine log of game {wanted}")
+    ending = ".log.gz" if path.suffix == ".gz" else ".log"
+    name = f"{slug(view.name)}-{game.round}.{game.number}{ending}"
+    content_type = "application/gzip" if ending == ".log.gz" else "text/plain"
+    return web.FileResponse(
+        path,
+        headers={
+            "Content-Type": content_type,
+            "Content-Disposition": f'attachment; filename="{name}"',
+        },
+    )
 
 
 async def round_download(request: web.Request) -> web.Response:
@@ -318,6 +362,7 @@ def make_app(db: Path) -> web.Application:
         (r"/games/{id:\d{1,18}}/board.svg", board_svg),
         (r"/games/{id:\d{1,18}}/eval.svg", eval_svg),
         ("/progress.svg", progress_svg),
+        ("/board.svg", position_svg),
         ("/api/overview", api_overview),
         ("/api/live", hub.stream),
         ("/api/standings", api_standings),
@@ -325,6 +370,7 @@ def make_app(db: Path) -> web.Application:
         (r"/api/games/{id:\d{1,18}}", api_game),
         ("/healthz", healthz),
         (r"/download/games/{id:\d{1,18}}.pgn", game_pgn),
+        (r"/download/games/{id:\d{1,18}}.log", game_log),
         (r"/download/rounds/{n:\d{1,18}}.pgn", round_download),
         ("/download/event.pgn", event_download),
         ("/download/archive.zip", archive_download),

@@ -1,10 +1,16 @@
-"""SVG charts, as pure functions of plain data: a game's evaluation graph and the score
-progress of every engine by round.  Every text is escaped."""
+"""SVG pictures, as pure functions of plain data: a game's evaluation graph, the score
+progress of every engine by round, and a position as python-chess draws it.  Every text is
+escaped."""
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Sequence
 from html import escape
+
+import chess
+import chess.svg
 
 from orchestrator.event.api import GameJSON, MoveJSON, Side
 
@@ -110,3 +116,32 @@ def progress_chart(names: Sequence[str], scores: dict[str, list[float]]) -> str:
         )
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+#: a move in UCI, the only form a board picture takes
+_UCI = re.compile(r"^[a-h][1-8][a-h][1-8][qrbn]?$")
+
+
+@functools.lru_cache(maxsize=4096)
+def board(fen: str, last: str = "", arrow: str = "", chess960: bool = False) -> str:
+    """A position as python-chess draws it: the board, the `last` move marked, and the
+    `arrow` of the move expected next.  Every viewer of a position asks for the same picture,
+    so it is drawn once.  A `ValueError` for a position or move that is not one.
+
+    >>> svg = board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", "e2e4", "e7e5")
+    >>> svg.startswith("<svg"), 'class="arrow"' in svg, "lastmove" in svg
+    (True, True, True)
+    >>> board("not a position")
+    Traceback (most recent call last):
+    ...
+    ValueError: expected 'w' or 'b' for turn part of fen: 'not a position'
+    """
+    position = chess.Board(fen, chess960=chess960)
+    moves = []
+    for text in (last, arrow):
+        if text and not _UCI.match(text):
+            raise ValueError(f"not a move: {text!r}")
+        moves.append(chess.Move.from_uci(text) if text else None)
+    lastmove, expected = moves
+    arrows = [chess.svg.Arrow(expected.from_square, expected.to_square)] if expected else []
+    return chess.svg.board(position, size=360, lastmove=lastmove, arrows=arrows)

@@ -301,6 +301,11 @@ def _host(host: str | None) -> str:
     return f"played on {host}" if host else ""
 
 
+def _log_link(url: str | None) -> str:
+    """A faulted game's engine log, linked from its reason."""
+    return f" (<a href='{_e(url)}'>engine log</a>)" if url else ""
+
+
 def round_page(event: str, data: RoundJSON) -> str:
     """A round's games in playing order; in a team Swiss, match by match, each with its
     score and its games board by board."""
@@ -315,7 +320,8 @@ def round_page(event: str, data: RoundJSON) -> str:
             + f"<td><a href='/games/{g['id']}'>{_e(g['white'])} - "
             f"{_e(g['black'])}</a></td><td>{_e(g['result'] or g['status'])}"
             f"{' (forfeit)' if g.get('forfeit') else ''}</td>"
-            f"<td>{_e(g['reason'])}{_voided(g.get('voided', []))}</td><td>{_e(g['opening'])}</td>"
+            f"<td>{_e(g['reason'])}{_log_link(g.get('fault_log'))}{_voided(g.get('voided', []))}"
+            f"</td><td>{_e(g['opening'])}</td>"
             + (f"<td>{_e(g.get('host'))}</td>" if hosts else "")
             + "</tr>"
         )
@@ -367,10 +373,22 @@ def _engine(side: str, name: str) -> str:
     )
 
 
+def _kibitzer(index: int, name: str, desc: str) -> str:
+    """A kibitzer's panel: what it says of the current position."""
+    fields = [("eval", "Eval"), ("depth", "Depth"), ("nodes", "Nodes"), ("speed", "Speed")]
+    rows = "".join(f"<dt>{label}</dt><dd id='kib{index}-{key}'>-</dd>" for key, label in fields)
+    return (
+        f"<section class='engine kibitzer' id='kibitzer-{index}'><h3><span>{_e(name)}</span>"
+        f"<small>{_e(desc)}</small></h3><dl>{rows}</dl>"
+        f"<div>PV: <span class='pv' id='kib{index}-pv'></span></div></section>"
+    )
+
+
 def game_page(event: str, game: GameJSON) -> str:
     """A game, live while it is played: both engines' panels (evaluation, depth, nodes,
-    speed, tablebase hits, hash, PV in SAN, a ticking clock), the board, the moves in pairs
-    (a click shows that position), and the evaluation graph."""
+    speed, tablebase hits, hash, PV in SAN, a ticking clock), the board (python-chess's
+    picture: the last move marked, the expected reply as an arrow), the moves in pairs (a
+    click shows that position), a panel per kibitzer, and the evaluation graph."""
     body = (
         f"<h1>{_e(game['white'])} - {_e(game['black'])}</h1>"
         + (
@@ -381,14 +399,18 @@ def game_page(event: str, game: GameJSON) -> str:
         + f"<p>Round {game['round']}.{game['number']}: <span id='status'>"
         f"{_e(game['result'] or game['status'])}</span> <span id='reason'>{_e(game['reason'])}"
         f"</span> <span id='host'>{_e(_host(game.get('host')))}</span>"
-        f" (<a href='/download/games/{game['id']}.pgn'>PGN</a>)</p>"
+        f" (<a href='/download/games/{game['id']}.pgn'>PGN</a>"
+        + (f", <a id='log' href='{_e(game['log'])}'>engine log</a>" if game.get("log") else "")
+        + ")</p>"
         "<div class='game'><div class='side'>"
-        f"{_engine('black', game['black'])}<div id='board' class='board'></div>"
+        f"{_engine('black', game['black'])}"
+        "<img id='board' class='board' width='360' height='360' alt='the position'>"
         f"{_engine('white', game['white'])}</div>"
         "<div><h2>Moves</h2><p>Position: <span id='position'>live</span> "
         "<button id='live' type='button'>back to live</button></p>"
-        "<ol id='moves' class='moves'></ol></div></div>"
-        "<h2>Evaluation (White's view, pawns, by move)</h2>"
+        "<ol id='moves' class='moves'></ol></div>"
+        + "".join(_kibitzer(k["index"], k["engine"], k["desc"]) for k in game["kibitzers"])
+        + "</div><h2>Evaluation (White's view, pawns, by move)</h2>"
         "<svg id='eval' width='600' height='200' viewBox='0 0 600 200'></svg>"
     )
     return layout(f"{event}: {game['white']} - {game['black']}", body, game=game["id"])

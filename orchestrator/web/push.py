@@ -27,6 +27,7 @@ from orchestrator.core.game.openings import START
 from orchestrator.event.api import GameEvent, MoveEvent, RoundEvent
 from orchestrator.event.feed import GameState, move_event, state_events
 from orchestrator.event.read import EventView, load_view
+from orchestrator.event.settings import EventSettings
 from orchestrator.store.database import MoveRow, Store
 
 #: how often the reader looks for a commit, in seconds
@@ -88,6 +89,7 @@ class PushHub:
         self.reading = False  # whether the reader holds a connection (it waits between tries)
         self.cached: tuple[int, float, EventView] | None = None
         self.loading = asyncio.Lock()
+        self.kibitz_stamps: dict[Path, int] = {}  # each kibitzer file's last seen mtime
 
     async def view(self) -> EventView:
         """The event, read once per change of its games and rounds (and never older than
@@ -123,13 +125,39 @@ class PushHub:
     async def _follow(self, store: Store) -> None:
         self.last_rowid = await store.last_move_rowid()
         self.states = await store.game_states()
+        kibitzers = await _kibitzer_files(store)
         seen = -1
         while True:
             version = await store.data_version()
             if version != seen:
                 seen = version
                 await self._read(store)
+            for path in kibitzers:
+                self._kibitzed(path)
             await asyncio.sleep(POLL_S)
+
+    def _kibitzed(self, path: Path) -> None:
+        """A `kibitz` event when a kibitzer's `data.json` has changed (the kibitzers'
+        process writes it at most twice a second)."""
+        try:
+            stamp = path.stat().st_mtime_ns
+        except OSError:
+            return
+        if self.kibitz_stamps.get(path) == stamp:
+            return
+        self.kibitz_stamps[path] = stamp
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # half written? the next look reads it whole
+            self.kibitz_stamps.pop(path, None)
+            return
+        if not isinstance(entry, dict) or not isinstance(entry.get("game"), int):
+            return
+        index = 0 if path.name == "data.json" else int(path.name[4:-5] or 0)
+        event = {**entry, "kibitzer": index}
+        text = json.dumps(event)
+        for viewer in self.viewers:
+            viewer.push("kibitz", entry["game"], text)
 
     async def _read(self, store: Store) -> None:
         while rows := await store.moves_after(self.last_rowid):
@@ -198,6 +226,20 @@ class PushHub:
                 return response
         finally:
             self.viewers.discard(viewer)
+
+
+async def _kibitzer_files(store: Store) -> list[Path]:
+    """The `data.json` files of the event's kibitzers (none without kibitzers)."""
+    event = await store.event()
+    if event is None:
+        return []
+    settings = EventSettings.from_json(event.settings)
+    if settings.live_dir is None:
+        return []
+    return [
+        settings.live_dir / f"data{'' if i == 0 else i}.json"
+        for i in range(len(settings.kibitzers))
+    ]
 
 
 @contextlib.asynccontextmanager

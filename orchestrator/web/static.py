@@ -18,10 +18,8 @@ th{text-align:left}progress{width:24em}
 .engine.to-move{border-color:#43a047;box-shadow:0 0 0 2px #43a04755}
 .engine dl{display:grid;grid-template-columns:6em 1fr;margin:0;font-size:.9em}
 .engine dd{margin:0;font-family:monospace}.engine .pv{font-family:monospace;font-size:.85em}
-.board{display:grid;grid-template-columns:repeat(8,3em);grid-template-rows:repeat(8,3em);
-border:2px solid #455a64;width:24em}
-.sq{display:flex;align-items:center;justify-content:center;font-size:2.2em;line-height:1}
-.light{background:#f0d9b5}.dark{background:#b58863}.sq.last{box-shadow:inset 0 0 0 3px #fdd835}
+.board{border:2px solid #455a64;width:360px;height:360px;display:block}
+.kibitzer{border-style:dashed}.kibitzer small{color:#777;font-weight:normal}
 .moves{max-height:30em;overflow-y:auto;width:16em;font-family:monospace;padding-left:0;
 list-style:none;margin:0}
 .moves li{padding:.1em .3em}.moves .num{color:#777;display:inline-block;width:3em}
@@ -41,33 +39,20 @@ list-style:none;margin:0}
 
 SCRIPT = r"""'use strict';
 (() => {
-const PIECES = {K: '\u2654', Q: '\u2655', R: '\u2656', B: '\u2657', N: '\u2658', P: '\u2659',
-  k: '\u265a', q: '\u265b', r: '\u265c', b: '\u265d', n: '\u265e', p: '\u265f'};
 const main = document.querySelector('main');
 const byId = (id) => document.getElementById(id);
 
-function squareName(file, rank) { return 'abcdefgh'[file] + (rank + 1); }
-
-function drawBoard(el, fen, uci) {
-  const rows = fen.split(' ')[0].split('/');
-  const marked = uci ? [uci.slice(0, 2), uci.slice(2, 4)] : [];
-  el.textContent = '';
-  rows.forEach((row, r) => {
-    let file = 0;
-    for (const ch of row) {
-      const empty = /\d/.test(ch) ? Number(ch) : 1;
-      for (let i = 0; i < empty; i++, file++) {
-        const sq = document.createElement('div');
-        const name = squareName(file, 7 - r);
-        sq.className = 'sq ' + ((file + r) % 2 ? 'dark' : 'light') +
-          (marked.includes(name) ? ' last' : '');
-        sq.dataset.square = name;
-        if (!/\d/.test(ch)) sq.textContent = PIECES[ch];
-        el.appendChild(sq);
-      }
-    }
-  });
-  el.dataset.fen = fen;
+// the position as python-chess draws it (/board.svg, the same picture for every viewer):
+// the last move marked, the reply its engine expects as an arrow
+function drawBoard(img, fen, uci, expected, chess960) {
+  const query = new URLSearchParams({fen: fen});
+  if (uci) query.set('last', uci);
+  if (expected) query.set('arrow', expected);
+  if (chess960) query.set('chess960', '1');
+  const src = '/board.svg?' + query.toString();
+  if (img.getAttribute('src') !== src) img.setAttribute('src', src);
+  img.dataset.fen = fen;
+  img.dataset.arrow = expected || '';
 }
 
 function clockText(ms) {
@@ -154,10 +139,24 @@ function gamePage(id) {
     const g = state.game;
     const i = state.selected === null ? g.moves.length - 1 : state.selected;
     const m = g.moves[i];
-    drawBoard(byId('board'), m ? m.fen : g.start_fen, m ? m.uci : null);
+    drawBoard(byId('board'), m ? m.fen : g.start_fen, m ? m.uci : null,
+      m ? m.expected : null, g.chess960);
     const number = Math.floor((startPly() + i) / 2) + 1;
     const label = m ? `${number}${m.side === 'white' ? '.' : '...'} ${m.san}` : '';
     byId('position').textContent = state.selected === null ? 'live' : 'after ' + label;
+  }
+
+  function kibitzer(k) {
+    const c = k.current;
+    const set = (key, text) => {
+      const el = byId(`kib${k.index}-${key}`);
+      if (el) el.textContent = text;
+    };
+    set('eval', c ? String(c.eval) : '-');
+    set('depth', c ? c.depth : '-');
+    set('nodes', c ? count(c.nodes) : '-');
+    set('speed', c ? c.speed : '-');
+    set('pv', c ? c.pv : '');
   }
 
   function graph() {
@@ -169,15 +168,23 @@ function gamePage(id) {
       if (v === null) return;
       series[m.side].push([(startPly() + i) / 2, v]);
     });
+    const lines = [['white', '#1e88e5', series.white], ['black', '#212121', series.black]];
+    (state.game.kibitzers || []).forEach((k, i) => {
+      const points = k.history.map((p) => [p.ply / 2, evalNumber(String(p.eval))])
+        .filter(([, v]) => v !== null);
+      lines.push([k.engine, ['#43a047', '#fb8c00'][i % 2], points]);
+    });
     const last = Math.max(10, ...state.game.moves.map((m, i) => (startPly() + i) / 2));
     const x = (n) => 30 + (n / last) * (width - 40);
     const y = (v) => mid - (v / 8) * (mid - 10);
     let out = `<line x1="30" y1="${mid}" x2="${width - 10}" y2="${mid}" stroke="#999"/>`;
-    for (const [side, colour] of [['white', '#1e88e5'], ['black', '#212121']]) {
-      const points = series[side].map(([n, v]) => `${x(n).toFixed(1)},${y(v).toFixed(1)}`);
-      out += `<polyline fill="none" stroke="${colour}" stroke-width="2" ` +
-        `points="${points.join(' ')}"><title>${side}</title></polyline>`;
-    }
+    lines.forEach(([name, colour, points], i) => {
+      const drawn = points.map(([n, v]) => `${x(n).toFixed(1)},${y(v).toFixed(1)}`);
+      const title = document.createElement('title');
+      title.textContent = name;  // an engine's name, escaped
+      out += `<polyline fill="none" stroke="${colour}" stroke-width="2" data-line="${i}" ` +
+        `points="${drawn.join(' ')}">${title.outerHTML}</polyline>`;
+    });
     for (let n = 10; n <= last; n += 10) {
       out += `<text x="${x(n)}" y="${height - 2}" font-size="10">${n}</text>`;
     }
@@ -201,6 +208,7 @@ function gamePage(id) {
     state.since = performance.now();
     panel('white');
     panel('black');
+    (state.game.kibitzers || []).forEach(kibitzer);
     moveList();
     if (always || state.selected === null) showBoard();
     graph();
@@ -238,6 +246,17 @@ function gamePage(id) {
     g.status = 'running';
     state.clocks[m.side] = m.clock_ms;
     redraw(false);
+  });
+  source.addEventListener('kibitz', (e) => {
+    const entry = JSON.parse(e.data), g = state.game;
+    if (!g || entry.game !== g.id) return;
+    const k = (g.kibitzers || []).find((x) => x.index === entry.kibitzer);
+    if (!k) return;
+    k.current = entry;
+    k.history = k.history.filter((p) => p.ply !== entry.ply);
+    k.history.push({ply: entry.ply, eval: entry.eval});
+    kibitzer(k);
+    graph();
   });
   source.addEventListener('game', () => load());
   setInterval(tick, 100);

@@ -314,11 +314,11 @@ import errno, sys
 from orchestrator.engines import adapter
 real, calls = adapter.Engine.start.__func__, []
 
-async def start(cls, config):  # the first starts after the config check fail
+async def start(cls, config, journal=None):  # the first starts after the config check fail
     calls.append(config.name)
     if 5 <= len(calls) < 7:
         raise adapter.DaemonFault(f"cannot start {config.name}: Too many open files")
-    return await real(cls, config)
+    return await real(cls, config, journal)
 
 adapter.Engine.start = classmethod(start)
 

@@ -212,3 +212,17 @@ def test_refusals_on_a_finished_event_are_one_line_from_the_cli(tmp_path: Path, 
     result = CliRunner().invoke(app, [*args, "--db", str(db)])
     assert result.exit_code == 2, result.output
     assert result.stderr.strip() == "orchestrator: error: the event 'Daemon Test' is finished"
+
+
+def test_a_withdrawn_engine_s_games_are_forfeited_in_tcec_s_words(tmp_path: Path) -> None:
+    """The sample's round 1 has A's two games still to play: withdrawing A forfeits both,
+    each ending as TCEC words it (TerminationDetails: the side that forfeits)."""
+    db = sample_database()
+    assert asyncio.run(ask(db, Withdraw(engine="A", reason="gone"))) == ["ok"]
+    assert "A withdrawn" in asyncio.run(apply_pending(db))[0]
+    view = asyncio.run(load_view(db))
+    forfeited = [g for r in view.rounds for g in r.games if g.forfeit]
+    assert {(g.white, g.black, g.result, g.details) for g in forfeited} == {
+        ("B", "A", "1-0", "Black forfeits"),
+        ("A", "B", "0-1", "White forfeits"),
+    }

@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from orchestrator.config.load import load
-from orchestrator.config.model import EngineSettings
+from orchestrator.config.model import EngineSettings, KibitzerConfig
 from orchestrator.core.event.model import Options, Phase, Team
 from orchestrator.core.game.adjudication import Adjudication
 from orchestrator.core.game.clock import TimeControl
@@ -78,9 +78,14 @@ def test_the_stored_form_round_trips_and_keeps_the_old_keys() -> None:
         "openings": None,  # no suite: stored as null now, as "" before
         "variant": "standard",
         "ratings": {},
+        "kibitzers": [],
+        "ponder": False,
     }
     nothing_lost = STORED_BY_0_1 | new_keys
     nothing_lost["adjudication"] = STORED_BY_0_1["adjudication"] | {"tablebases": None}
+    nothing_lost["engines"] = {
+        name: engine | {"ponder": None} for name, engine in STORED_BY_0_1["engines"].items()
+    }
     assert json.loads(old.to_json()) == nothing_lost  # nothing renamed or lost
     newer = dict(STORED_BY_0_1, some_future_key=1)
     assert EventSettings.from_json(json.dumps(newer)) == old
@@ -108,6 +113,7 @@ CHANGES: list[tuple[str, Any, str]] = [
     ("name", "Renamed", "forced"),
     ("strikes", 3, "forced"),
     ("withdrawn_games", "cancel", "forced"),
+    ("ponder", True, "forced"),
     ("concurrency", 4, "free"),
     ("concurrency_cap", 128, "free"),
     ("database", Path("other.sqlite"), "free"),
@@ -122,6 +128,7 @@ CHANGES: list[tuple[str, Any, str]] = [
     ("seeding", "group", "free"),
     ("groups", 3, "free"),
     ("ratings", {"A": 3300.0}, "free"),
+    ("kibitzers", (KibitzerConfig(name="K", command=("/k",)),), "free"),
 ]
 #: the stored keys that are not the field's own name
 FIELD = {"timemargin": "timemargin_ms"}

@@ -88,6 +88,39 @@ async def test_real_engines_play_a_short_game(white: str, black: str) -> None:
     assert not descendants()
 
 
+async def test_stockfish_and_ethereal_ponder_without_losing_on_time() -> None:
+    """`ponder = true` at 2+0.05: both engines think on the other's time (each on a core of
+    its own, so no other game runs beside them), the PGN carries TCEC's `pd` and `ph`, and
+    no clock is charged with pondering.  The margin covers a CI machine's other load."""
+    rules = Adjudication(win=WinRule(), draw=DrawRule(from_move=30), max_moves=40)
+    hits = 0
+    for white, black in (("Stockfish", "Ethereal"), ("Ethereal", "Stockfish")):
+        spec = GameSpec(
+            engine(white),
+            engine(black),
+            TimeControl.parse("2+0.05"),
+            adjudication=rules,
+            timemargin_ms=1000,
+            ponder=True,
+        )
+        record = await play_game(spec)
+        assert record.fault is None, record.fault
+        assert record.plies >= 20
+        assert all(m.clock_ms is not None and m.clock_ms >= 0 for m in record.moves)
+        named = [m for m in record.moves if m.ponder]
+        assert len(named) >= record.plies - 2, "both engines name their ponder moves"
+        pgn = to_pgn(record, event="Ponder", comments="tcec", rules=rules)
+        assert len(re.findall(r"\bpd=\S", pgn)) >= record.plies - 2
+        rates = [float(rate) for rate in re.findall(r"\bph=(\d+\.\d)", pgn)]
+        assert len(rates) == record.plies
+        hits += sum(
+            record.moves[i + 1].uci == m.ponder for i, m in enumerate(record.moves[:-1]) if m.ponder
+        )
+        assert max(rates) > 0 or not hits
+    assert hits > 0, "in two games, some ponder move was played"
+    assert not descendants()
+
+
 FAIRYMAX = EngineConfig(name="Fairy-Max", command=("/usr/games/fairymax",), protocol="xboard")
 
 

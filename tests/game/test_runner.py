@@ -24,6 +24,14 @@ from tests.support.engines import scripted
 from tests.support.processes import descendants, process_alive
 
 NO_ADJUDICATION = Adjudication(win=None, draw=None)
+#: how TCEC's PGNs word each way a game ends (TerminationDetails); the tests below play one
+#: game for each way the runner knows, and check its own words
+TCEC_WORDS = {
+    *(f"{side} {how}" for side in ("White", "Black") for how in (
+        "mates", "resigns", "loses on time", "disconnects", "makes an illegal move")),
+    "Stalemate", "3-fold repetition", "Fifty moves rule", "Insufficient material",
+    "TCEC win rule", "TCEC draw rule", "SyzygyTB", "TCEC Adjudication",
+}  # fmt: skip
 
 
 def spec(
@@ -46,6 +54,9 @@ async def play(*args: Any, **kw: Any) -> GameRecord:
     assert game.headers["Result"] == record.result
     assert game.headers["Termination"] == record.termination
     assert game.headers["PlyCount"] == str(record.plies)
+    # every ending in TCEC's words, as its PGNs and live files give it (TerminationDetails)
+    assert record.details in TCEC_WORDS, record.details
+    assert game.headers["TerminationDetails"] == record.details
     assert not descendants(), "an engine process was left behind"
     return record
 
@@ -53,6 +64,7 @@ async def play(*args: Any, **kw: Any) -> GameRecord:
 async def test_checkmate() -> None:
     r = await play(scripted("W", "--moves", "f2f3 g2g4"), scripted("B", "--moves", "e7e5 d8h4"))
     assert (r.result, r.termination, r.reason) == ("0-1", "normal", "Black mates")
+    assert r.details == "Black mates"
     assert [m.san for m in r.moves] == ["f3", "e5", "g4", "Qh4#"]
     assert r.fault is None
 
@@ -60,7 +72,7 @@ async def test_checkmate() -> None:
 async def test_stalemate() -> None:
     opening = Opening("stalemate", "7k/8/5K2/8/8/8/8/6Q1 w - - 0 1")
     r = await play(scripted("W", "--moves", "g1g6"), scripted("B"), opening=opening)
-    assert (r.result, r.reason) == ("1/2-1/2", "Draw by stalemate")
+    assert (r.result, r.reason, r.details) == ("1/2-1/2", "Draw by stalemate", "Stalemate")
 
 
 async def test_threefold_repetition() -> None:
@@ -69,18 +81,21 @@ async def test_threefold_repetition() -> None:
         scripted("W", "--moves", shuffle), scripted("B", "--moves", "g8f6 f6g8 g8f6 f6g8")
     )
     assert (r.result, r.reason, r.plies) == ("1/2-1/2", "Draw by 3-fold repetition", 8)
+    assert r.details == "3-fold repetition"
 
 
 async def test_fifty_moves() -> None:
     opening = Opening("fifty", "8/8/8/4k3/8/8/8/R3K3 w - - 99 80")
     r = await play(scripted("W", "--moves", "a1a2"), scripted("B"), opening=opening)
     assert (r.result, r.reason, r.plies) == ("1/2-1/2", "Draw by fifty moves rule", 1)
+    assert r.details == "Fifty moves rule"
 
 
 async def test_insufficient_material() -> None:
     opening = Opening("bare kings", "8/8/8/4k3/8/8/3r4/4K3 w - - 0 1")
     r = await play(scripted("W", "--moves", "e1d2"), scripted("B"), opening=opening)
     assert (r.result, r.reason) == ("1/2-1/2", "Draw by insufficient mating material")
+    assert r.details == "Insufficient material"
 
 
 async def test_win_adjudication_needs_both_engines_for_ten_plies() -> None:
@@ -90,6 +105,7 @@ async def test_win_adjudication_needs_both_engines_for_ten_plies() -> None:
     )
     assert (r.result, r.termination, r.plies) == ("1-0", "adjudication", 10)
     assert r.reason == "White wins by adjudication: both engines scored >= 10.00 for 10 plies"
+    assert r.details == "TCEC win rule"
     # one engine alone claiming a win is not enough
     r = await play(
         scripted("W", "--score", "1200"),
@@ -110,12 +126,14 @@ async def test_draw_adjudication_from_move_and_quiet_plies() -> None:
     # plies from move 2 on: b1c3 b8c6 a1b1 a8b8 f3g5 f6g4
     assert (r.result, r.termination, r.plies) == ("1/2-1/2", "adjudication", 8)
     assert "within +-0.15 for 6 plies" in r.reason
+    assert r.details == "TCEC draw rule"
 
 
 async def test_max_moves() -> None:
     r = await play(scripted("W"), scripted("B"), adjudication=Adjudication(None, None, max_moves=3))
     assert (r.result, r.termination, r.plies) == ("1/2-1/2", "adjudication", 6)
     assert r.reason == "Draw by adjudication: the 3-move limit"
+    assert r.details == "TCEC Adjudication"
 
 
 async def test_tablebase_adjudication(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -139,6 +157,7 @@ async def test_tablebase_adjudication(monkeypatch: pytest.MonkeyPatch, tmp_path:
     )
     assert (r.result, r.termination, r.plies) == ("1-0", "adjudication", 1)
     assert r.reason == "White wins by adjudication: Syzygy tablebase"
+    assert r.details == "SyzygyTB"
     assert probed
 
 
@@ -147,6 +166,7 @@ async def test_time_forfeit_after_a_late_move() -> None:
     assert (r.result, r.termination) == ("0-1", "time forfeit")
     assert r.fault is not None and (r.fault.engine, r.fault.kind) == ("W", "time_forfeit")
     assert "W lost on time" in r.reason
+    assert r.details == "White loses on time"
 
 
 async def test_time_forfeit_is_a_draw_when_the_opponent_cannot_mate() -> None:
@@ -154,6 +174,7 @@ async def test_time_forfeit_is_a_draw_when_the_opponent_cannot_mate() -> None:
     r = await play(scripted("W", "--delay", "700"), scripted("B"), tc="0.5+0", opening=opening)
     assert (r.result, r.termination) == ("1/2-1/2", "time forfeit")
     assert "Black cannot mate" in r.reason
+    assert r.details == "White loses on time"
 
 
 async def test_stall_is_killed_and_lost() -> None:
@@ -162,6 +183,7 @@ async def test_stall_is_killed_and_lost() -> None:
     assert (r.result, r.termination) == ("1-0", "time forfeit")
     assert r.fault is not None and (r.fault.engine, r.fault.kind) == ("B", "stall")
     assert r.plies == 3  # W, B, W; then B stalls
+    assert r.details == "Black loses on time"
 
 
 async def test_crash() -> None:
@@ -170,6 +192,7 @@ async def test_crash() -> None:
     assert r.fault is not None and (r.fault.engine, r.fault.kind) == ("W", "crash")
     assert "exit code 3" in r.fault.detail
     assert any("bestmove" in line for line in r.fault.output)
+    assert r.details == "White disconnects"
 
 
 async def test_illegal_move() -> None:
@@ -177,6 +200,7 @@ async def test_illegal_move() -> None:
     assert (r.result, r.termination) == ("1-0", "rules infraction")
     assert r.fault is not None and (r.fault.engine, r.fault.kind) == ("B", "illegal_move")
     assert "illegal" in r.fault.detail
+    assert r.details == "Black makes an illegal move"
 
 
 async def test_unparseable_output() -> None:
@@ -184,6 +208,7 @@ async def test_unparseable_output() -> None:
     assert (r.result, r.termination) == ("0-1", "rules infraction")
     assert r.fault is not None and "zz99" in r.fault.detail
     assert any("zz99" in line for line in r.fault.output)
+    assert r.details == "White makes an illegal move"
 
 
 async def test_slow_start_and_missing_binary() -> None:
@@ -191,6 +216,7 @@ async def test_slow_start_and_missing_binary() -> None:
     r = await play(scripted("W"), slow)
     assert (r.result, r.termination, r.plies) == ("1-0", "abandoned", 0)
     assert r.fault is not None and r.fault.kind == "startup" and "handshake" in r.fault.detail
+    assert r.details == "Black disconnects"
     ghost = EngineConfig(name="Ghost", command=("/nonexistent/engine",))
     r = await play(ghost, scripted("B"))
     assert (r.result, r.fault and r.fault.kind) == ("0-1", "startup")
@@ -217,6 +243,7 @@ async def test_xboard_engines_play_and_resign() -> None:
     assert (r.result, r.reason) == ("0-1", "Black mates")
     r = await play(scripted("W", "--resign-at", "2", protocol="xboard"), scripted("B"))
     assert (r.result, r.termination, r.reason) == ("0-1", "normal", "Black wins: W resigns")
+    assert r.details == "White resigns"
 
 
 async def test_book_moves_and_fen_in_the_pgn() -> None:

@@ -31,3 +31,14 @@ reuse = true
 """
         for i, name in enumerate(names)
     )
+
+
+def kibitzers_toml(names: list[str], *extra: str) -> str:
+    """[[kibitzer]] tables of scripted engines (`extra` arguments for the last one)."""
+    out = ""
+    for i, name in enumerate(names):
+        args = [sys.executable, str(SCRIPTED), "--name", name, "--depth", "9"]
+        if i == len(names) - 1:
+            args += list(extra)
+        out += f'\n[[kibitzer]]\nname = "{name}"\ndesc = "scripted"\ncommand = {json.dumps(args)}\n'
+    return out

@@ -12,7 +12,7 @@ from orchestrator.core.event.model import Result
 from orchestrator.core.game.openings import START
 from orchestrator.core.game.record import Cp, GameRecord, MoveRecord
 from orchestrator.executor.base import OnStart
-from orchestrator.game.game import GameSpec, OnMove
+from orchestrator.game.game import GameSpec, OnLog, OnMove
 
 
 def by_names(white: str, black: str) -> Result:
@@ -54,7 +54,7 @@ class FakeExecutor:
         return None
 
     async def play(
-        self, spec: GameSpec, *, key: str, on_move: OnMove, on_start: OnStart
+        self, spec: GameSpec, *, key: str, on_move: OnMove, on_start: OnStart, on_log: OnLog
     ) -> GameRecord:
         started = datetime.now(UTC)
         opening = spec.opening or START
@@ -68,6 +68,7 @@ class FakeExecutor:
                 move.uci(), board.san(move), score=Cp(0), depth=1, time_ms=1,
                 clock_ms=max(0, spec.tc.base_ms - ply), pv=(move.uci(),),
             )  # fmt: skip
+            on_log(f"# the fake executor plays {record.san}\n")
             board.push(move)
             moves.append(record)
             await on_move(record, board)

@@ -12,6 +12,7 @@ move number in the game (1 = its first move).
     --illegal-at N             answer an illegal move
     --garbage-at N             answer an unparseable move
     --flood-at N --flood-mb M  at move N, print M megabytes without a newline, then wait
+    --spam-at N --spam-mb M    at move N, print M megabytes of `info string` lines, then move
     --slow-start S             wait S seconds before the handshake
     --delay MS                 think MS milliseconds per move
     --overstep-at N --overstep-ms MS
@@ -28,6 +29,10 @@ move number in the game (1 = its first move).
                                picks a win for either (both report +-15 pawns) or a draw (0)
     --chess960                 declare Chess960 (UCI_Chess960; XBoard variants fischerandom)
     --castle                   castle whenever it can (the king's side first)
+    --ponder                   (uci) name a ponder move: the reply an engine with this --seed
+                               would choose; ponder on `go ponder` until `ponderhit` (then
+                               think --delay) or `stop` (then answer at once)
+    --ponder-miss              (uci) name a legal reply other than that one
 """
 
 from __future__ import annotations
@@ -58,6 +63,8 @@ def options() -> argparse.Namespace:
     p.add_argument("--garbage-at", type=int, default=0)
     p.add_argument("--flood-at", type=int, default=0)
     p.add_argument("--flood-mb", type=int, default=20)
+    p.add_argument("--spam-at", type=int, default=0)
+    p.add_argument("--spam-mb", type=int, default=20)
     p.add_argument("--resign-at", type=int, default=0)
     p.add_argument("--slow-start", type=float, default=0.0)
     p.add_argument("--delay", type=int, default=0)
@@ -71,6 +78,8 @@ def options() -> argparse.Namespace:
     p.add_argument("--by-opponent", action="store_true")
     p.add_argument("--chess960", action="store_true")
     p.add_argument("--castle", action="store_true")
+    p.add_argument("--ponder", action="store_true")
+    p.add_argument("--ponder-miss", action="store_true")
     p.add_argument("--log", default="")
     p.add_argument("--tag", default="", help="ignored: lets a test find its processes")
     return p.parse_args()
@@ -148,6 +157,11 @@ class Brain:
             sys.stdout.flush()
             while True:
                 time.sleep(60)
+        if a.spam_at == n:
+            line = "info string " + "y" * 188 + "\n"  # 200 bytes
+            for _ in range(a.spam_mb):
+                sys.stdout.write(line * ((1 << 20) // len(line)))
+            sys.stdout.flush()
         for uci in self.script:
             move = chess.Move.from_uci(uci)
             if move in legal:
@@ -161,8 +175,30 @@ class Brain:
             return castles[0].uci()
         if not legal:
             return "0000"
-        digest = hashlib.sha256(f"{a.seed}:{self.board.fen()}".encode()).digest()
+        return self.pick(self.board)
+
+    def pick(self, board: chess.Board) -> str:
+        """The deterministic choice among `board`'s legal moves (by --seed and position)."""
+        legal = sorted(board.legal_moves, key=lambda m: m.uci())
+        if not legal:
+            return "0000"
+        digest = hashlib.sha256(f"{self.args.seed}:{board.fen()}".encode()).digest()
         return legal[int.from_bytes(digest[:4], "big") % len(legal)].uci()
+
+    def ponder_move(self, move: str) -> str | None:
+        """The reply expected after `move` (--ponder), or another one (--ponder-miss)."""
+        board = self.board.copy()
+        try:
+            board.push_uci(move)
+        except ValueError:
+            return None
+        if not any(board.legal_moves):
+            return None
+        expected = self.pick(board)
+        if self.args.ponder_miss:
+            others = sorted(m.uci() for m in board.legal_moves if m.uci() != expected)
+            return others[0] if others else None
+        return expected
 
 
 def log(args: argparse.Namespace, line: str) -> None:
@@ -176,7 +212,27 @@ def say(line: str) -> None:
     sys.stdout.flush()
 
 
+def answer(args: argparse.Namespace, brain: Brain, words: list[str]) -> None:
+    """Think (``go`` or ``ponderhit``) and answer with the time it took in ``info time``."""
+    started = time.monotonic()
+    mine = "wtime" if brain.board.turn == chess.WHITE else "btime"
+    if mine in words:
+        brain.clock_ms = int(words[words.index(mine) + 1])
+    move = brain.choose()
+    kind, value = brain.score()
+    spent = max(1, round((time.monotonic() - started) * 1000))
+    nodes = 1000 * (brain.own_moves + 1)
+    say(
+        f"info depth {args.depth} seldepth {args.depth + 2} score {kind} {value} "
+        f"nodes {nodes} nps {nodes * 1000 // spent} tbhits 0 hashfull 1 time {spent} "
+        f"pv {brain.pv(move)}"
+    )
+    expected = brain.ponder_move(move) if args.ponder or args.ponder_miss else None
+    say(f"bestmove {move}" + (f" ponder {expected}" if expected else ""))
+
+
 def uci(args: argparse.Namespace, brain: Brain) -> None:
+    pondering = False
     for raw in sys.stdin:
         line = raw.strip()
         log(args, line)
@@ -188,6 +244,8 @@ def uci(args: argparse.Namespace, brain: Brain) -> None:
                 say(f"option name {name} type spin default 1 min 0 max 100000")
             if args.chess960:
                 say("option name UCI_Chess960 type check default false")
+            if args.ponder or args.ponder_miss:
+                say("option name Ponder type check default false")
             say("option name UCI_Opponent type string default")
             say("uciok")
         elif line == "isready":
@@ -205,22 +263,16 @@ def uci(args: argparse.Namespace, brain: Brain) -> None:
             brain.board = chess.Board(fen, chess960=brain.chess960)
             for m in parts[1].split() if len(parts) > 1 else []:
                 brain.board.push_uci(m)
+        elif line.startswith("go ponder"):
+            pondering = True  # until ponderhit or stop; the opponent's time
+        elif line == "ponderhit" and pondering:
+            pondering = False
+            answer(args, brain, line.split())
+        elif line == "stop" and pondering:
+            pondering = False
+            say(f"bestmove {brain.pick(brain.board)}")
         elif line.startswith("go"):
-            started = time.monotonic()
-            words = line.split()
-            mine = "wtime" if brain.board.turn == chess.WHITE else "btime"
-            if mine in words:
-                brain.clock_ms = int(words[words.index(mine) + 1])
-            move = brain.choose()
-            kind, value = brain.score()
-            spent = max(1, round((time.monotonic() - started) * 1000))
-            nodes = 1000 * (brain.own_moves + 1)
-            say(
-                f"info depth {args.depth} seldepth {args.depth + 2} score {kind} {value} "
-                f"nodes {nodes} nps {nodes * 1000 // spent} tbhits 0 hashfull 1 time {spent} "
-                f"pv {brain.pv(move)}"
-            )
-            say(f"bestmove {move}")
+            answer(args, brain, line.split())
         elif line == "quit":
             if args.ignore_quit:
                 continue

@@ -23,6 +23,7 @@ import pytest
 from playwright.async_api import Page, async_playwright
 
 from tests.support.daemon import event_config
+from tests.support.engines import kibitzers_toml
 from tests.support.processes import free_port, wait_for
 
 CHROMIUM = "/usr/bin/chromium"
@@ -42,6 +43,11 @@ def fetch_json(url: str) -> dict[str, Any]:
     with urllib.request.urlopen(url, timeout=5) as r:
         data: dict[str, Any] = json.load(r)
         return data
+
+
+def fetch_text(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=5) as r:
+        return str(r.read().decode())
 
 
 def overview(base: str) -> dict[str, object] | None:
@@ -64,7 +70,9 @@ def live_event(tmp_path: Path) -> Iterator[str]:
         delay_ms=700,
         concurrency=1,
         adjudication="win = false\ndraw = false\nmax_moves = 16",
+        extra=f'live_dir = "{tmp_path / "live"}"',
     )
+    config.write_text(config.read_text() + kibitzers_toml(["Kibitzer", "Second opinion"]))
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     daemon = subprocess.Popen(
@@ -178,6 +186,17 @@ async def test_live_view_in_chromium(live_event: str, tmp_path: Path) -> None:
         third = next(m for m in game["moves"] if m["side"] == "white" and m["ply"] == 5)
         assert await page.get_attribute("#board", "data-fen") == third["fen"]
         assert (await page.text_content("#position") or "").startswith("after 3. ")
+        # the board is python-chess's picture, the expected reply an arrow on it
+        src = await page.get_attribute("#board", "src") or ""
+        assert src.startswith("/board.svg?") and third.get("expected")
+        await wait_js(page, "document.getElementById('board').naturalWidth > 0")
+        svg = await asyncio.to_thread(fetch_text, base + src)
+        assert svg.startswith("<svg") and 'class="arrow"' in svg and "lastmove" in svg
+        # the kibitzers' panels follow the live game
+        await page.click("#live")
+        await wait_js(page, "document.getElementById('kib0-eval').textContent !== '-'", 20.0)
+        await wait_js(page, "document.getElementById('kib1-eval').textContent !== '-'", 20.0)
+        await wait_js(page, "document.querySelectorAll('#eval polyline').length === 4")
         await page.screenshot(path=str(shots / "live-game.png"), full_page=True)
         await page.click("#live")
 

@@ -1,0 +1,48 @@
+"""`orchestrator kibitz`: the event's kibitzers, in a process of their own (the daemon starts
+it when the config has `[[kibitzer]]` sections)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from orchestrator.cli.base import app, fail, user_errors
+
+
+@app.command(hidden=True)
+@user_errors
+def kibitz(
+    db: Annotated[Path, typer.Option("--db", help="The event's SQLite database.")],
+    parent: Annotated[
+        int | None, typer.Option(hidden=True, help="The daemon that started this process.")
+    ] = None,
+) -> None:
+    """Run the event's kibitzers on the featured game until stopped (SIGTERM)."""
+    import asyncio
+    import signal
+
+    from orchestrator.engines.adapter import die_with_parent, idle_priority
+    from orchestrator.kibitz.follow import follow
+    from orchestrator.logs import configure
+
+    if not db.is_file():
+        raise fail(f"{db}: no such database")
+    if parent is not None:
+        die_with_parent()
+        import os
+
+        if os.getppid() != parent:  # the daemon died before the death signal was armed
+            raise SystemExit(0)
+    idle_priority()
+    configure()
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            loop.add_signal_handler(sig, stop.set)
+        await follow(db, stop)
+
+    asyncio.run(main())
