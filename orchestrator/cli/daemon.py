@@ -24,6 +24,19 @@ def check(config: ConfigArg) -> None:
 
     loaded, openings = asyncio.run(validate(config, start_engines=True))
     suite = f", {len(openings)} openings" if openings else ""
+    if loaded.tournament.affinity:
+        from orchestrator.core.cpus import cpu_text
+        from orchestrator.core.errors import OrchestratorError
+        from orchestrator.engines.affinity import cpu_plan
+
+        try:
+            plan = cpu_plan(loaded)
+        except OrchestratorError as exc:  # this host cannot pin the games: run refuses it
+            typer.echo(f"orchestrator: error: {exc}", err=True)
+            raise typer.Exit(1) from None
+        assert plan is not None
+        slots = "; ".join(f"{cpu_text(s.first)} | {cpu_text(s.second)}" for s in plan.slots)
+        typer.echo(f"{config}: pinned cores: {slots}; spare: {cpu_text(plan.spare) or 'none'}")
     if loaded.remote:
         warnings = asyncio.run(check_on_workers(loaded, openings))
         for line in warnings:

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 
 import msgspec
 
+from orchestrator.core.cpus import cpu_list
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.event.model import Positive, Rules, Team, clean_name
 from orchestrator.core.event.seeding import SeedingMethod, by_strength
@@ -210,6 +211,10 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
     variant: Variant = "standard"
     #: engines think on the opponent's time (an engine's own `ponder` overrides it)
     ponder: bool = False
+    #: pin each running game's engines to whole cores of their own (Linux, "local" executor)
+    affinity: bool = False
+    #: the CPUs pinned games may use ("0-15"); None: every CPU this process may use
+    cpus: str | None = None
     openings: Path | None = None
     opening_order: Literal["random", "sequential"] = "random"
     random_seed: Milliseconds = 1
@@ -232,6 +237,18 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
     def __post_init__(self) -> None:
         super().__post_init__()
         _clean(self, "name", "site")
+        if self.cpus is not None:
+            try:
+                cpu_list(self.cpus)
+            except ValueError as exc:
+                raise ValueError(f"cpus: {exc}") from None
+            if not self.affinity:
+                raise ValueError("cpus: set affinity = true to pin games to these CPUs")
+        if self.affinity and self.executor != "local":
+            raise ValueError(
+                'affinity: pinned cores are built for executor = "local" only, not '
+                f"{self.executor!r}"
+            )
         if self.concurrency > self.concurrency_cap:
             raise ValueError(
                 f"concurrency: {self.concurrency} games at once is more than concurrency_cap "

@@ -9,6 +9,7 @@ code 1.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 from pathlib import Path
 
@@ -22,11 +23,13 @@ from orchestrator.config.model import (
     KibitzerConfig,
     dask_address,
 )
+from orchestrator.core.cpus import cpu_text
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.game.openings import Opening
 from orchestrator.daemon.loop import Daemon
 from orchestrator.daemon.system import KibitzProcess, WebProcess, sweep_orphans
 from orchestrator.engines.adapter import Engine, EngineFault
+from orchestrator.engines.affinity import cpu_plan, pin
 from orchestrator.engines.probe import from_fen, probe
 from orchestrator.event.resume import create_or_resume
 from orchestrator.executor.cluster import DaskExecutor, security
@@ -187,6 +190,15 @@ async def _run_event(
     config_path: Path, force: bool, drain: bool, http: tuple[str, int] | None, stop: _Stop
 ) -> int:
     config, openings = await validate(config_path, start_engines=True)
+    plan = cpu_plan(config)  # too few cores for the pinned games: refused, nothing touched
+    if plan is not None:
+        if plan.spare:  # the daemon, and the web and kibitz processes it starts
+            pin(os.getpid(), plan.spare)
+        log.info(
+            "cores_pinned",
+            slots=[[cpu_text(s.first), cpu_text(s.second)] for s in plan.slots],
+            spare=cpu_text(plan.spare),
+        )
     await asyncio.to_thread(sweep_orphans)  # what the engines' first start left behind
     if stop.signal is not None:  # stopped while the config was checked: nothing to undo
         return 0

@@ -55,6 +55,8 @@ FREE = (
     "groups",
     "ratings",
     "kibitzers",
+    "affinity",
+    "cpus",
 )
 #: the keys whose empty string meant "none" in the settings of older orchestrators
 _EMPTY_IS_NONE = ("openings", "live_dir", "tls_ca_file", "tls_cert", "tls_key")

@@ -12,6 +12,7 @@ barrier whatever runs its games.
 from __future__ import annotations
 
 from orchestrator.config.model import Config, dask_address
+from orchestrator.engines.affinity import cpu_plan
 from orchestrator.executor.base import Executor, HostFault, OnStart
 from orchestrator.executor.cluster import DaskExecutor, security
 from orchestrator.executor.local import LocalExecutor
@@ -37,7 +38,8 @@ def make_executor(config: Config) -> Executor:
             beside(section.database.name + ".dask.log"),
             beside(section.database.name + ".dask"),
         )
-    return LocalExecutor()
+    plan = cpu_plan(config)
+    return LocalExecutor(plan.slots if plan is not None else ())
 
 
 __all__ = [

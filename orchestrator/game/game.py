@@ -37,6 +37,7 @@ from orchestrator.core.game.record import (
     Termination,
 )
 from orchestrator.engines.adapter import MAX_LINE, Engine, EngineFault
+from orchestrator.engines.affinity import pin
 from orchestrator.engines.journal import Journal
 from orchestrator.engines.pool import EnginePool
 
@@ -59,6 +60,8 @@ class GameSpec:
     game_key: str = ""  # distinct per game: engines kept running get ucinewgame/new
     #: engines think on the opponent's time, unless an engine's own `ponder` says otherwise
     ponder: bool = False
+    #: pinned cores (`affinity`): the CPUs of White's engine and of Black's, every thread
+    cpus: tuple[tuple[int, ...], tuple[int, ...]] | None = None
 
     def ponders(self, colour: chess.Color) -> bool:
         """Whether `colour`'s engine ponders: its own `ponder`, else the game's."""
@@ -264,6 +267,8 @@ class _Game:
         for colour, item in zip(colours, started, strict=True):
             if isinstance(item, Engine):
                 self.engines[colour] = item
+                if self.spec.cpus is not None:  # before any clock runs
+                    pin(item.pid, self.spec.cpus[0 if colour == chess.WHITE else 1])
             elif isinstance(item, EngineFault):
                 failed = failed or item
             elif isinstance(item, BaseException):

@@ -80,6 +80,8 @@ def test_the_stored_form_round_trips_and_keeps_the_old_keys() -> None:
         "ratings": {},
         "kibitzers": [],
         "ponder": False,
+        "affinity": False,
+        "cpus": None,
     }
     nothing_lost = STORED_BY_0_1 | new_keys
     nothing_lost["adjudication"] = STORED_BY_0_1["adjudication"] | {"tablebases": None}
@@ -129,6 +131,8 @@ CHANGES: list[tuple[str, Any, str]] = [
     ("groups", 3, "free"),
     ("ratings", {"A": 3300.0}, "free"),
     ("kibitzers", (KibitzerConfig(name="K", command=("/k",)),), "free"),
+    ("affinity", True, "free"),
+    ("cpus", "0-3", "free"),
 ]
 #: the stored keys that are not the field's own name
 FIELD = {"timemargin": "timemargin_ms"}
@@ -139,6 +143,8 @@ def test_each_change_is_locked_forced_or_free(key: str, value: object, kind: str
     stored = bundled()
     if key == "system_options":  # options the stored system takes
         stored = msgspec.structs.replace(stored, system="koth")
+    if key == "cpus":  # a pool of CPUs is for pinned cores
+        stored = msgspec.structs.replace(stored, affinity=True)
     if key.startswith("tls_"):  # certificates are for a tls:// executor, all three
         files = {k: Path(f"{k}.old") for k in ("tls_ca_file", "tls_cert", "tls_key")}
         stored = msgspec.structs.replace(stored, executor="tls://sched:8786", **files)

@@ -15,6 +15,7 @@ import chess
 import chess.engine
 import msgspec
 import pytest
+import structlog
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
@@ -106,6 +107,7 @@ def test_a_kibitzer_that_requires_a_host_runs_there_at_the_lowest_priority(
                 if data.exists() and json.loads(data.read_text()).get("pv"):
                     break
                 await asyncio.sleep(0.1)
+            assert (tmp_path / "data.json").exists(), logs
             shown = json.loads((tmp_path / "data.json").read_text())
             assert shown["engine"] == "Kib" and shown["desc"] == "a host of its own"
             assert shown["pv"].startswith("1...")
@@ -115,7 +117,8 @@ def test_a_kibitzer_that_requires_a_host_runs_there_at_the_lowest_priority(
             await hosts.close()
         assert not engines_alive(marker)
 
-    asyncio.run(files())
+    with structlog.testing.capture_logs() as logs:
+        asyncio.run(files())
 
 
 def test_a_lost_host_ends_the_analysis_and_its_engine(cluster: Cluster) -> None:

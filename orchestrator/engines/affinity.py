@@ -1,0 +1,93 @@
+"""Pinning engines to CPUs (Linux): the host's cores read from `/sys`, and a running engine's
+every thread moved to its set.  Which CPUs go to which game is the pure `core/cpus.py`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from orchestrator.config.model import Config, ConfigError
+from orchestrator.core.cpus import Core, CpuPlan, TooFewCores, cpu_list, plan_slots
+
+__all__ = ["SYS_CPU", "cpu_plan", "pin", "pinned", "read_cores"]
+
+SYS_CPU = Path("/sys/devices/system/cpu")
+
+
+def read_cores(root: Path = SYS_CPU, allowed: Sequence[int] | None = None) -> list[Core]:
+    """The cores of this host: each core's online CPUs (its SMT siblings, from
+    `cpuN/topology/thread_siblings_list`) and its NUMA node (`cpuN/nodeM`), limited to the
+    CPUs this process may use (`allowed`; its affinity mask by default).  A host without
+    that information (not Linux, or a container hiding it) counts each CPU as a core of
+    node 0.
+    """
+    if allowed is None:
+        allowed = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    mine = set(allowed)
+    try:
+        online = set(cpu_list((root / "online").read_text()))
+    except (OSError, ValueError):
+        online = set(mine)
+    cores: dict[tuple[int, ...], int] = {}
+    for cpu in sorted(online & mine):
+        folder = root / f"cpu{cpu}"
+        try:
+            siblings = cpu_list((folder / "topology" / "thread_siblings_list").read_text())
+        except (OSError, ValueError):
+            siblings = (cpu,)
+        nodes = sorted(
+            int(p.name.removeprefix("node"))
+            for p in (folder.iterdir() if folder.is_dir() else ())
+            if p.name.startswith("node") and p.name.removeprefix("node").isdigit()
+        )
+        group = tuple(c for c in siblings if c in online and c in mine) or (cpu,)
+        cores.setdefault(group, nodes[0] if nodes else 0)
+    return sorted(Core(node, group) for group, node in cores.items())
+
+
+def pin(pid: int, cpus: Sequence[int]) -> None:
+    """Move every thread of process `pid` to `cpus` (threads it starts later inherit the
+    set from the thread that starts them).  A process that has exited is left alone."""
+    tasks = Path(f"/proc/{pid}/task")
+    try:
+        tids = [int(t.name) for t in tasks.iterdir()]
+    except OSError:
+        tids = [pid]
+    for tid in tids:
+        with contextlib.suppress(ProcessLookupError):
+            os.sched_setaffinity(tid, cpus)
+
+
+def pinned(pid: int) -> tuple[int, ...]:
+    """The CPUs process `pid` may run on, as `/proc/PID/status` lists them."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Cpus_allowed_list:"):
+            return cpu_list(line.split(":", 1)[1])
+    return ()
+
+
+def _threads(value: object) -> int:
+    try:
+        return max(1, int(str(value)))
+    except ValueError:
+        return 1
+
+
+def cpu_plan(config: Config, root: Path = SYS_CPU) -> CpuPlan | None:
+    """The pinned cores of `config`'s games on this host (None without `affinity`): a slot
+    per game at once (`concurrency`), each engine enough whole cores for the largest
+    `Threads` option of the field.  A `ConfigError` when the host has too few cores."""
+    section = config.tournament
+    if not section.affinity:
+        return None
+    threads = max(_threads(e.options.get("Threads", 1)) for e in config.engines)
+    pool = cpu_list(section.cpus) if section.cpus else None
+    try:
+        return plan_slots(read_cores(root), section.concurrency, threads, pool)
+    except TooFewCores as exc:
+        raise ConfigError(
+            f"{config.path}: [tournament] affinity: {exc} (lower concurrency, or widen cpus)"
+        ) from None
