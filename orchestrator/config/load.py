@@ -274,7 +274,7 @@ def schema() -> dict[str, Any]:
     line as one string) and the names of the registered systems.
 
     >>> sorted(schema()["$defs"]["TournamentConfig"]["properties"])[:3]
-    ['concurrency', 'concurrency_cap', 'cycles']
+    ['affinity', 'concurrency', 'concurrency_cap']
     """
     out = json_schema(ConfigFile)
     defs = out["$defs"]
