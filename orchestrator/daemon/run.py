@@ -28,9 +28,8 @@ from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.game.openings import Opening
 from orchestrator.daemon.loop import Daemon
 from orchestrator.daemon.system import KibitzProcess, WebProcess, sweep_orphans
-from orchestrator.engines.adapter import Engine, EngineFault
 from orchestrator.engines.affinity import cpu_plan, pin
-from orchestrator.engines.probe import from_fen, probe
+from orchestrator.engines.probe import from_fen, probe, probe_kibitzer
 from orchestrator.event.resume import create_or_resume
 from orchestrator.executor.cluster import DaskExecutor, security
 from orchestrator.store.database import Store
@@ -71,13 +70,7 @@ async def probe_all(config: Config, fen_reason: str | None, *, engines: bool = T
 
     async def kibitzer(k: KibitzerConfig) -> None:
         async with gate:
-            try:
-                started = await Engine.start(k.engine())
-            except EngineFault as fault:
-                raise ConfigError(
-                    f'{config.path}: [[kibitzer]] "{k.name}": {fault.detail}'
-                ) from None
-            await started.close()
+            await probe_kibitzer(config.path, k)
 
     outcomes = await asyncio.gather(
         *(one(e) for e in config.engines if engines),

@@ -76,14 +76,19 @@ class WebProcess:
         WEB_PIDS.add(self.process.pid)
 
     def stop(self) -> None:
-        if self.process is None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_child(self.process)
+
+
+def stop_child(process: subprocess.Popen[bytes] | None) -> None:
+    """End a child process of the daemon: SIGTERM, then SIGKILL after 5 s."""
+    if process is None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 class KibitzProcess:
@@ -109,14 +114,7 @@ class KibitzProcess:
         return None if self.process is None else self.process.poll()
 
     def stop(self) -> None:
-        if self.process is None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_child(self.process)
 
 
 def become_web_child(parent: int) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 import chess
 
-from orchestrator.config.model import Config, ConfigError, EngineConfig
+from orchestrator.config.model import Config, ConfigError, EngineConfig, KibitzerConfig
 from orchestrator.core.game.openings import Opening
 from orchestrator.engines.adapter import Engine, EngineFault
 
@@ -55,3 +55,16 @@ async def probe(config: Config, engine: EngineConfig, fen_reason: str | None = N
             f"so it can only play games from the standard position ({fen_reason})"
         )
     return started
+
+
+async def probe_kibitzer(path: object, kibitzer: KibitzerConfig, host: str | None = None) -> None:
+    """Start and close a kibitzer's engine; a `ConfigError` naming the kibitzer (and the game
+    host it was tried on) when it cannot start."""
+    try:
+        started = await Engine.start(kibitzer.engine(), idle=True)
+    except EngineFault as fault:
+        where = f" (on game host {host})" if host else ""
+        raise ConfigError(
+            f'{path}: [[kibitzer]] "{kibitzer.name}": {fault.detail}{where}'
+        ) from None
+    await started.close()

@@ -225,40 +225,29 @@ class DaskExecutor:
         the lines to print for those whose requirements no connected worker meets (their
         games, or the kibitzer, would wait).  A `ConfigError` for an engine that fails."""
         workers = await self.refresh_workers()
+        assert self.client is not None
+        tries: list[tuple[str, dict[str, float], str, Any, tuple[Any, ...]]] = [
+            (f'[[engine]] "{e.name}"', resources(e), "its games", check_engine,
+             (config, e, fen_reason))
+            for e in config.engines
+        ]  # fmt: skip
+        tries += [
+            (f'[[kibitzer]] "{k.name}"', dict(k.requires), "it", check_kibitzer,
+             (str(config.path), k))
+            for k in config.kibitzers
+            if k.requires  # one without runs beside the daemon: tried there
+        ]  # fmt: skip
         warnings = []
         futures = []
-        for engine in config.engines:
-            need = resources(engine)
+        for section, need, who, task, args in tries:
             if unmet(need, workers):
                 shown = ", ".join(f"{k}={v:g}" for k, v in need.items())
                 warnings.append(
-                    f'{config.path}: [[engine]] "{engine.name}" requires {shown}: no worker '
-                    f"connected to {self.label} has it, so its games will wait for one"
+                    f"{config.path}: {section} requires {shown}: no worker connected to "
+                    f"{self.label} has it, so {who} will wait for one"
                 )
                 continue
-            assert self.client is not None
-            futures.append(
-                self.client.submit(
-                    check_engine, config, engine, fen_reason, resources=need, pure=False
-                )
-            )
-        for kibitzer in config.kibitzers:
-            if not kibitzer.requires:
-                continue  # it runs beside the daemon: tried there
-            need = dict(kibitzer.requires)
-            if unmet(need, workers):
-                shown = ", ".join(f"{k}={v:g}" for k, v in need.items())
-                warnings.append(
-                    f'{config.path}: [[kibitzer]] "{kibitzer.name}" requires {shown}: no '
-                    f"worker connected to {self.label} has it, so it will wait for one"
-                )
-                continue
-            assert self.client is not None
-            futures.append(
-                self.client.submit(
-                    check_kibitzer, str(config.path), kibitzer, resources=need, pure=False
-                )
-            )
+            futures.append(self.client.submit(task, *args, resources=need, pure=False))
         assert self.client is not None
         try:
             await self.client.gather(futures)

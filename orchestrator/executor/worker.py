@@ -25,9 +25,8 @@ from distributed.worker import Worker
 
 from orchestrator.config.model import Config, ConfigError, EngineConfig, KibitzerConfig
 from orchestrator.core.game.record import Cp, GameRecord, Mate, MoveRecord
-from orchestrator.engines.adapter import Engine, EngineFault
 from orchestrator.engines.pool import EnginePool
-from orchestrator.engines.probe import probe
+from orchestrator.engines.probe import probe, probe_kibitzer
 from orchestrator.game.game import GameSpec, OnLog, OnMove, play_game
 
 #: how often a game checks that the daemon still wants it (seconds)
@@ -191,15 +190,5 @@ def check_kibitzer(path: str, kibitzer: KibitzerConfig) -> str:
     kibitzer that `requires` a game host); the name of the host.  A `ConfigError` naming
     the kibitzer (and the host) when it cannot start."""
     host = host_name(get_worker())
-
-    async def main() -> None:
-        try:
-            started = await Engine.start(kibitzer.engine())
-        except EngineFault as fault:
-            raise ConfigError(
-                f'{path}: [[kibitzer]] "{kibitzer.name}": {fault.detail} (on game host {host})'
-            ) from None
-        await started.close()
-
-    asyncio.run(main())
+    asyncio.run(probe_kibitzer(path, kibitzer, host))
     return host

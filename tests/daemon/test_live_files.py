@@ -15,20 +15,9 @@ from typing import Any
 import chess
 import chess.pgn
 
-from tests.support.daemon import event_config
+from tests.support.daemon import BOOK, event_config
 
 PLAYERS = ["E01", "E02", "E03", "E04"]
-BOOK = """[Opening "Italian Game"]
-[ECO "C50"]
-
-1. e4 e5 2. Nf3 Nc6 3. Bc4 *
-
-[Opening "Queen's Gambit"]
-[Variation "Declined"]
-[ECO "D30"]
-
-1. d4 d5 2. c4 e6 *
-"""
 MOVE_STRINGS = ["d", "sd", "mt", "tl", "s", "n", "tb", "h", "wv"]
 SCHEDULE_PLAYED = [
     "Game",

@@ -23,7 +23,7 @@ from typing import Any
 
 import chess
 
-from tests.support.daemon import event_config, run_daemon, run_in_process
+from tests.support.daemon import BOOK, event_config, run_daemon, run_in_process
 from tests.support.engines import kibitzers_toml
 
 #: tcecgui's TERMINATION_NORMALS (js/game.js): the endings its schedule does not mark red
@@ -326,19 +326,6 @@ def check(files: dict[str, list[Any]]) -> list[str]:
         if not found and not field.optional:
             problems.append(f"{field.file} {field.path}: absent ({field.viewer})")
     return problems
-
-
-BOOK = """[Opening "Italian Game"]
-[ECO "C50"]
-
-1. e4 e5 2. Nf3 Nc6 3. Bc4 *
-
-[Opening "Queen's Gambit"]
-[Variation "Declined"]
-[ECO "D30"]
-
-1. d4 d5 2. c4 e6 *
-"""
 
 
 def test_the_live_files_give_tcec_s_viewer_every_field_it_reads(tmp_path: Path) -> None:

@@ -22,6 +22,20 @@ from tests.support.fake_executor import FakeExecutor
 PLAYERS = [f"E{i:02d}" for i in range(1, 11)]
 
 
+#: a PGN opening book of two openings, with their tags
+BOOK = """[Opening "Italian Game"]
+[ECO "C50"]
+
+1. e4 e5 2. Nf3 Nc6 3. Bc4 *
+
+[Opening "Queen's Gambit"]
+[Variation "Declined"]
+[ECO "D30"]
+
+1. d4 d5 2. c4 e6 *
+"""
+
+
 def event_config(
     folder: Path,
     *,
