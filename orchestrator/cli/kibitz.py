@@ -23,18 +23,15 @@ def kibitz(
     import asyncio
     import signal
 
-    from orchestrator.engines.adapter import die_with_parent, idle_priority
+    from orchestrator.daemon.system import become_child
+    from orchestrator.engines.adapter import idle_priority
     from orchestrator.kibitz.follow import follow
     from orchestrator.logs import configure
 
     if not db.is_file():
         raise fail(f"{db}: no such database")
     if parent is not None:
-        die_with_parent()
-        import os
-
-        if os.getppid() != parent:  # the daemon died before the death signal was armed
-            raise SystemExit(0)
+        become_child(parent)
     idle_priority()
     configure()
 

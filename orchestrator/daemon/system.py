@@ -94,7 +94,7 @@ def stop_child(process: subprocess.Popen[bytes] | None) -> None:
 class KibitzProcess:
     """The kibitzers (`orchestrator kibitz`), in a process of their own at the lowest CPU
     priority: it reads the database and writes the kibitzer files, and dies with the daemon.
-    `check` starts it again (after `RESTART_S`) if it ended by itself."""
+    The daemon starts it again (after `RESTART_S`) if it ended by itself."""
 
     RESTART_S = 5.0
 
@@ -117,11 +117,16 @@ class KibitzProcess:
         stop_child(self.process)
 
 
-def become_web_child(parent: int) -> None:
-    """In `serve --parent PID`: die with the daemon, and yield the CPU to it and its engines."""
+def become_child(parent: int) -> None:
+    """In a process the daemon `parent` started (`serve`, `kibitz`): die with the daemon."""
     die_with_parent()
     if os.getppid() != parent:  # the daemon died before the death signal was armed
         raise SystemExit(0)
+
+
+def become_web_child(parent: int) -> None:
+    """In `serve --parent PID`: die with the daemon, and yield the CPU to it and its engines."""
+    become_child(parent)
     os.nice(WebProcess.NICE)
 
 

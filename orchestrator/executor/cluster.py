@@ -85,6 +85,20 @@ def security(section: TournamentConfig) -> Security | None:
     )
 
 
+async def connect_client(address: str, security: Security | None, name: str) -> Client:
+    """An asynchronous Dask client of the scheduler at `address` (`CONNECT_S` at most to
+    reach it; OSError or TimeoutError), never the process's default client."""
+    client: Client = await Client(
+        address,
+        asynchronous=True,
+        security=security,
+        timeout=CONNECT_S,
+        name=name,
+        set_as_default=False,
+    )
+    return client
+
+
 async def _bounded(work: Awaitable[object], seconds: float) -> None:
     """Await `work` for `seconds` at most, then leave it cancelled without waiting for the
     cancellation to finish: a shutdown must never hang on Dask's own clean-up."""
@@ -149,14 +163,7 @@ class DaskExecutor:
 
     async def connect(self) -> None:
         """One try to reach the scheduler (`CONNECT_S` at most); OSError or TimeoutError."""
-        self.client = await Client(
-            self.address,
-            asynchronous=True,
-            security=self.security,
-            timeout=CONNECT_S,
-            name="orchestrator",
-            set_as_default=False,
-        )
+        self.client = await connect_client(self.address, self.security, "orchestrator")
 
     def _outage(self, error: str) -> None:
         if self._down_since is None:

@@ -114,6 +114,22 @@ class Analyser(Protocol):
         """Stop it and kill its engine."""
 
 
+async def analyse(
+    engine: Engine, board: chess.Board
+) -> AsyncGenerator[chess.engine.InfoDict, None]:
+    """`engine`'s analysis of `board` without a limit, one info at a time, until the engine
+    stops by itself (or the caller closes the generator, which stops the engine)."""
+    analysis = await engine.protocol.analysis(board)
+    try:
+        while True:
+            try:
+                yield await analysis.get()
+            except chess.engine.AnalysisComplete:
+                return
+    finally:
+        analysis.stop()
+
+
 class LocalAnalyser:
     """A kibitzer's engine on this machine, at the lowest CPU priority."""
 
@@ -125,16 +141,8 @@ class LocalAnalyser:
     async def start(cls, config: KibitzerConfig) -> LocalAnalyser:
         return cls(await Engine.start(config.engine(), idle=True))
 
-    async def infos(self, board: chess.Board) -> AsyncGenerator[chess.engine.InfoDict, None]:
-        analysis = await self.engine.protocol.analysis(board)
-        try:
-            while True:
-                try:
-                    yield await analysis.get()
-                except chess.engine.AnalysisComplete:
-                    return
-        finally:
-            analysis.stop()
+    def infos(self, board: chess.Board) -> AsyncGenerator[chess.engine.InfoDict, None]:
+        return analyse(self.engine, board)
 
     async def close(self) -> None:
         await self.engine.close()
@@ -290,26 +298,23 @@ class Kibitzer:
         self._write(f"data{self.suffix}.json", entry)
 
     def _write_history(self, position: Position) -> None:
-        data = liveeval_json(
+        data = self._liveeval(position.round_tag, position.game)
+        self._write(f"liveeval{self.suffix}.json", data)
+
+    def _liveeval(self, round_tag: str, game: int) -> object:
+        return liveeval_json(
             self.history,
             engine=self.config.name,
             desc=self.config.desc,
-            round_tag=position.round_tag,
-            game=position.game,
+            round_tag=round_tag,
+            game=game,
         )
-        self._write(f"liveeval{self.suffix}.json", data)
 
     def _archive(self) -> None:
         """The finished game's history, kept beside the live files."""
         if self.history_game is None or not self.history:
             return
-        data = liveeval_json(
-            self.history,
-            engine=self.config.name,
-            desc=self.config.desc,
-            round_tag=str(self.history[-1].get("round", "")),
-            game=self.history_game,
-        )
+        data = self._liveeval(str(self.history[-1].get("round", "")), self.history_game)
         name = f"archive/game-{self.history_game}-liveeval{self.suffix}.json"
         self._write(name, data)
 

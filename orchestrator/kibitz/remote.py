@@ -36,6 +36,8 @@ from distributed import Client, Future, get_worker
 
 from orchestrator.config.model import ConfigError, KibitzerConfig, TournamentConfig, dask_address
 from orchestrator.engines.adapter import Engine, EngineFault
+from orchestrator.executor.cluster import connect_client, security
+from orchestrator.kibitz.follow import analyse
 
 __all__ = ["KibitzHost", "RemoteAnalyser", "RemoteHosts"]
 
@@ -46,7 +48,6 @@ CALL_S = 10.0  # the longest one call to the host may take
 PLACE_S = 60.0  # how long a host with the resources is waited for, per start
 #: a host's engine is killed after this long without a call (its kibitz process is gone)
 LEASE_S = float(os.environ.get("ORCHESTRATOR_KIBITZ_LEASE_S", "15"))
-CONNECT_S = 5.0
 
 T = TypeVar("T")
 
@@ -131,17 +132,9 @@ class KibitzHost:
             self.error = "the engine is not started"
             return
         try:
-            analysis = await self.engine.protocol.analysis(board)
-            try:
-                while True:
-                    try:
-                        info = await analysis.get()
-                    except chess.engine.AnalysisComplete:
-                        self.complete = True
-                        return
-                    self.infos.append(info)  # to the list `take` left: it may swap it meanwhile
-            finally:
-                analysis.stop()
+            async for info in analyse(self.engine, board):
+                self.infos.append(info)  # to the list `take` left: it may swap it meanwhile
+            self.complete = True
         except (chess.engine.EngineError, chess.engine.EngineTerminatedError, EngineFault) as exc:
             self.error = f"{exc} (on game host {self.host})"
 
@@ -231,7 +224,6 @@ class RemoteHosts:
     """The kibitz process's connection to the event's Dask scheduler."""
 
     def __init__(self, section: TournamentConfig) -> None:
-        from orchestrator.executor.cluster import security
 
         address = dask_address(section.executor)
         if address is None:
@@ -250,13 +242,8 @@ class RemoteHosts:
                     await asyncio.wait_for(self.client.close(), CALL_S)
             self.client = None
             try:
-                self.client = await Client(
-                    self.address,
-                    asynchronous=True,
-                    security=self.security,
-                    timeout=CONNECT_S,
-                    name="orchestrator-kibitz",
-                    set_as_default=False,
+                self.client = await connect_client(
+                    self.address, self.security, "orchestrator-kibitz"
                 )
             except (OSError, TimeoutError) as exc:
                 raise chess.engine.EngineError(
