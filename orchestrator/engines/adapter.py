@@ -95,11 +95,20 @@ DAEMON_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOSP
 
 class EngineFault(Exception):
     """An engine misbehaved; the game it plays is lost by it.  It carries the `Fault` that
-    the game record and the store keep."""
+    the game record and the store keep.  It survives pickling (Dask carries it, or an error
+    it caused, from a game host):
+
+    >>> import pickle
+    >>> pickle.loads(pickle.dumps(EngineFault("SF", "crash", "exit code 3"))).fault
+    Fault(engine='SF', kind='crash', detail='exit code 3', output=())
+    """
 
     def __init__(self, engine: str, kind: FaultKind, detail: str, output: tuple[str, ...] = ()):
         super().__init__(f"{engine}: {kind}: {detail}")
         self.fault = Fault(engine, kind, detail, output)
+
+    def __reduce__(self) -> tuple[type[EngineFault], tuple[str, FaultKind, str, tuple[str, ...]]]:
+        return type(self), (self.engine, self.kind, self.detail, self.output)
 
     @property
     def engine(self) -> str:

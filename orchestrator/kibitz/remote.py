@@ -31,7 +31,6 @@ from typing import Any, TypeVar
 import chess
 import chess.engine
 import msgspec
-import structlog
 from distributed import Client, Future, get_worker
 
 from orchestrator.config.model import ConfigError, KibitzerConfig, TournamentConfig, dask_address
@@ -40,8 +39,6 @@ from orchestrator.executor.cluster import connect_client, security
 from orchestrator.kibitz.follow import analyse
 
 __all__ = ["KibitzHost", "RemoteAnalyser", "RemoteHosts"]
-
-log = structlog.get_logger()
 
 POLL_S = 0.25  # how often the analysis is taken from the host
 CALL_S = 10.0  # the longest one call to the host may take
@@ -224,7 +221,6 @@ class RemoteHosts:
     """The kibitz process's connection to the event's Dask scheduler."""
 
     def __init__(self, section: TournamentConfig) -> None:
-
         address = dask_address(section.executor)
         if address is None:
             raise ConfigError(
@@ -278,7 +274,7 @@ class RemoteHosts:
         try:
             analyser.where = await analyser.ask("start", seconds=config.startup_timeout + CALL_S)
         except chess.engine.EngineError:
-            future.release()
+            await analyser.close()  # the host's loop ends with it
             raise
         return analyser
 

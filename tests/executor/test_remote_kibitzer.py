@@ -174,6 +174,21 @@ def test_a_host_kills_the_engine_of_a_kibitz_process_that_went_silent(
     wait_for(lambda: not engines_alive(marker), 30)
 
 
+def test_an_engine_that_cannot_start_on_its_host_is_a_kibitzer_failure(cluster: Cluster) -> None:
+    kibitz_cluster(cluster)
+    broken = msgspec.structs.replace(kibitzer("broken", kibitz=1), command=("/nonexistent/kib",))
+
+    async def main() -> None:
+        hosts = RemoteHosts(settings(cluster))
+        try:
+            with pytest.raises(chess.engine.EngineError, match="on game host kib"):
+                await hosts.start(broken)
+        finally:
+            await hosts.close()
+
+    asyncio.run(main())
+
+
 def test_check_tries_a_remote_kibitzer_on_its_host(cluster: Cluster, tmp_path: Path) -> None:
     kibitz_cluster(cluster)
     engines = "".join(
