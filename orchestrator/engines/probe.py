@@ -61,7 +61,7 @@ async def probe_kibitzer(path: object, kibitzer: KibitzerConfig, host: str | Non
     """Start and close a kibitzer's engine; a `ConfigError` naming the kibitzer (and the game
     host it was tried on) when it cannot start."""
     try:
-        started = await Engine.start(kibitzer.engine(), idle=True)
+        started = await Engine.start(kibitzer.engine())  # a busy host must not fail it
     except EngineFault as fault:
         where = f" (on game host {host})" if host else ""
         raise ConfigError(

@@ -6,15 +6,19 @@ kibitzers."""
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import statistics
+import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
 import chess.pgn
+import pytest
 
+from orchestrator.engines.adapter import KIBITZ_PRIORITY, _idle_child
 from tests.support.daemon import run_daemon
 from tests.support.engines import kibitzers_toml
 from tests.support.paths import SCRIPTED
@@ -151,3 +155,28 @@ def test_kibitzers_follow_every_move_and_cost_the_players_nothing(tmp_path: Path
         json.loads(line) for line in run.stdout.splitlines() if "kibitzer_restarted" in line
     ]
     assert len(restarts) >= 2 and {r["kibitzer"] for r in restarts} == {"K2"}, run.stdout[-3000:]
+
+
+def policy_and_nice(pid: int) -> tuple[int, int]:
+    """A process's scheduling policy and nice value (fields 41 and 19 of /proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[38]), int(fields[16])
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux only")
+def test_a_kibitzer_s_engine_starts_at_the_lowest_priority(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What `Engine.start(idle=True)` runs in the child before exec (the suite itself runs
+    kibitzers at normal priority, see tests/conftest.py)."""
+    for setting, expected in ((None, (os.SCHED_IDLE, 19)), ("normal", (os.SCHED_OTHER, 0))):
+        if setting is None:
+            monkeypatch.delenv(KIBITZ_PRIORITY)
+        else:
+            monkeypatch.setenv(KIBITZ_PRIORITY, setting)
+        child = subprocess.Popen(["sleep", "10"], preexec_fn=_idle_child)  # noqa: PLW1509
+        try:
+            assert policy_and_nice(child.pid) == expected
+        finally:
+            child.kill()
+            child.wait()
