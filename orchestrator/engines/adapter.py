@@ -217,8 +217,8 @@ class _Pipe:
             self.early.append((time.monotonic(), sign, line[: LINE_KEPT + 1]))
 
     def send_line(self, line: str) -> None:
+        self._stamp(line)  # before the write: the engine may start thinking as the bytes land
         super().send_line(line)  # type: ignore[misc]
-        self._stamp(line)
         self.log(">", line)
 
     def _stamp(self, line: str) -> None:
