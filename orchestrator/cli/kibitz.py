@@ -18,9 +18,14 @@ def kibitz(
     parent: Annotated[
         int | None, typer.Option(hidden=True, help="The daemon that started this process.")
     ] = None,
+    ready_fd: Annotated[
+        int | None,
+        typer.Option(hidden=True, help="A pipe to the daemon, closed once the kibitzers run."),
+    ] = None,
 ) -> None:
     """Run the event's kibitzers on the featured game until stopped (SIGTERM)."""
     import asyncio
+    import os
     import signal
 
     from orchestrator.daemon.system import become_child
@@ -35,11 +40,16 @@ def kibitz(
     idle_priority()
     configure()
 
+    def ready() -> None:
+        if ready_fd is not None:
+            os.write(ready_fd, b"ready\n")
+            os.close(ready_fd)
+
     async def main() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(sig, stop.set)
-        await follow(db, stop)
+        await follow(db, stop, ready)
 
     asyncio.run(main())

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import time
 from pathlib import Path
 
 import structlog
@@ -169,14 +170,31 @@ async def run_event(
 
 
 async def _keep_running(kibitz: KibitzProcess) -> None:
-    """Start the kibitz process, and start it again whenever it ends by itself."""
-    kibitz.start()
+    """Start the kibitz process again whenever it ends by itself."""
     while True:
         await asyncio.sleep(KibitzProcess.RESTART_S)
         status = kibitz.ended()
         if status is not None:
             log.warning("kibitz_process_ended", status=status, restart_in_s=0)
             kibitz.start()
+
+
+async def _kibitzers_ready(kibitz: KibitzProcess, stop: _Stop) -> None:
+    """Before the first game: wait until the kibitzers run (`KibitzProcess.ready`), or a stop."""
+    started = time.monotonic()
+    waiting = asyncio.ensure_future(kibitz.ready())
+    deadline = started + KibitzProcess.READY_S
+    while not waiting.done() and stop.signal is None and time.monotonic() < deadline:
+        await asyncio.wait({waiting}, timeout=0.1)
+    ready = waiting.done() and waiting.result()
+    if not waiting.done():
+        waiting.cancel()
+        await asyncio.gather(waiting, return_exceptions=True)
+    waited = round(time.monotonic() - started, 2)
+    if ready:
+        log.info("kibitzers_ready", waited_s=waited)
+    elif stop.signal is None:
+        log.warning("kibitzers_not_ready", waited_s=waited, detail="the games start without them")
 
 
 async def _run_event(
@@ -214,7 +232,11 @@ async def _run_event(
                     ) from None
                 site.start()
             kibitz = KibitzProcess(config.tournament.database) if config.kibitzers else None
-            watch = asyncio.create_task(_keep_running(kibitz)) if kibitz else None
+            watch = None
+            if kibitz is not None:
+                kibitz.start()
+                watch = asyncio.create_task(_keep_running(kibitz))
+                await _kibitzers_ready(kibitz, stop)
             try:
                 await daemon.run()
             except OrchestratorError as exc:  # the event, once started, failed: exit 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import os
@@ -94,26 +95,71 @@ def stop_child(process: subprocess.Popen[bytes] | None) -> None:
 class KibitzProcess:
     """The kibitzers (`orchestrator kibitz`), in a process of their own at the lowest CPU
     priority: it reads the database and writes the kibitzer files, and dies with the daemon.
-    The daemon starts it again (after `RESTART_S`) if it ended by itself."""
+    The daemon starts it again (after `RESTART_S`) if it ended by itself.
+
+    It says on a pipe when its kibitzers run (`ready`): the daemon starts no game before
+    that, or before `READY_S` have passed, so that kibitzers follow every game from its
+    first position."""
 
     RESTART_S = 5.0
+    #: the longest the first game waits for the kibitzers (then the event goes on)
+    READY_S = 30.0
 
     def __init__(self, database: Path) -> None:
         self.database = database
         self.process: subprocess.Popen[bytes] | None = None
+        self._ready: int | None = None  # the pipe's reading end, until `ready` reads it
 
     def start(self) -> None:
+        self._close_ready()
+        read, write = os.pipe()
         command = [sys.executable, "-m", "orchestrator", "kibitz", "--db", str(self.database)]
-        self.process = subprocess.Popen(
-            [*command, "--parent", str(os.getpid())], stdin=subprocess.DEVNULL
-        )
+        try:
+            self.process = subprocess.Popen(
+                [*command, "--parent", str(os.getpid()), "--ready-fd", str(write)],
+                stdin=subprocess.DEVNULL,
+                pass_fds=(write,),
+            )
+        except BaseException:
+            os.close(read)
+            raise
+        finally:
+            os.close(write)
+        self._ready = read
         WEB_PIDS.add(self.process.pid)
+
+    async def ready(self) -> bool:
+        """Wait until the process says its kibitzers run (the caller bounds the wait);
+        False when it ended without saying so."""
+        fd = self._ready
+        if fd is None:
+            return False
+        loop = asyncio.get_running_loop()
+        readable: asyncio.Future[None] = loop.create_future()
+
+        def wake() -> None:
+            if not readable.done():
+                readable.set_result(None)
+
+        loop.add_reader(fd, wake)
+        try:
+            await readable
+            return os.read(fd, 64).startswith(b"ready")
+        finally:
+            loop.remove_reader(fd)
+            self._close_ready()
+
+    def _close_ready(self) -> None:
+        if self._ready is not None:
+            os.close(self._ready)
+            self._ready = None
 
     def ended(self) -> int | None:
         """Its exit status if it ended by itself (None while it runs)."""
         return None if self.process is None else self.process.poll()
 
     def stop(self) -> None:
+        self._close_ready()
         stop_child(self.process)
 
 

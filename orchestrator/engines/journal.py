@@ -3,8 +3,11 @@
 Each line reads as cutechess's debug output does: the seconds since the game started (to the
 millisecond), ``>`` for a line written to an engine, ``<`` for a line it printed and ``!``
 for a line of its stderr, the engine's name, and the line.  The runner's own notes (who
-plays, how the game ended) start with ``#``.  A line is cut at `LINE_KEPT` characters and a
-game's log at `LOG_CAP` bytes, so a flooding engine costs a count, not memory or disk.
+plays, how the game ended, how many lines the cap left out) start with ``#``.  A line is cut
+at `LINE_KEPT` characters, a note at `NOTE_KEPT` bytes, and a game's whole log, notes
+included, is at most `LOG_CAP` bytes of UTF-8: the engines' lines stop `NOTES_ROOM` bytes
+short of the cap, which keeps room for the runner's notes, so a flooding engine costs a
+count, not memory or disk, and the notes that say how the game ended are always kept.
 
 The text is handed on in chunks (`take`), one with every move, so that it can cross from a
 game host to the daemon with the move.
@@ -15,12 +18,34 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-__all__ = ["LINE_KEPT", "LOG_CAP", "Journal"]
+__all__ = ["LINE_KEPT", "LOG_CAP", "NOTES_ROOM", "NOTE_KEPT", "Journal"]
 
 #: what is kept of one engine line, in fault reports and in the log
 LINE_KEPT = 400
-#: the most a game's log keeps (bytes of text, before compression)
+#: the most a game's log keeps, notes included (bytes of UTF-8, before compression)
 LOG_CAP = 16 << 20
+#: the most one note of the runner's keeps (bytes of its text)
+NOTE_KEPT = 500
+#: the notes a game's log has at most: who plays, how it ended, what the cap left out
+NOTES = 3
+#: what the engines' lines leave of the cap for the runner's notes ("# ", text, newline)
+NOTES_ROOM = NOTES * (NOTE_KEPT + 3)
+
+
+def _size(text: str) -> int:
+    """Bytes of `text` in UTF-8 (`isascii` is a flag read: no copy for ASCII text)."""
+    return len(text) if text.isascii() else len(text.encode())
+
+
+def _cut(text: str, size: int) -> str:
+    """`text` cut to at most `size` bytes of UTF-8, on a character's boundary.
+
+    >>> _cut("e4 é5", 5), _cut("e4 é5", 4), _cut("d4", 5)
+    ('e4 é', 'e4 ', 'd4')
+    """
+    if _size(text) <= size:
+        return text
+    return text.encode()[:size].decode(errors="ignore")
 
 
 class Journal:
@@ -40,7 +65,8 @@ class Journal:
     def __init__(self, *, cap: int = LOG_CAP, clock: Callable[[], float] = time.monotonic) -> None:
         self.started = clock()
         self.cap = cap
-        self.size = 0
+        self.size = 0  # bytes of every entry and note kept so far
+        self.notes = 0
         self.dropped = 0
         self._chunk: list[str] = []
 
@@ -51,20 +77,29 @@ class Journal:
         self._add(f"{at - self.started:10.3f} {sign}{engine}: {text}\n")
 
     def note(self, text: str) -> None:
-        """A line of the runner's own (``# ...``), kept past the cap (there are two).
+        """A line of the runner's own (``# ...``), cut at `NOTE_KEPT` bytes: the room the
+        engines' lines leave keeps the first `NOTES` of them (a game writes no more).
 
         >>> journal = Journal()
         >>> journal.note("Stockfish (White) - Ethereal (Black)")
         >>> journal.take()
         '# Stockfish (White) - Ethereal (Black)\\n'
         """
-        self._chunk.append(f"# {text}\n")
-
-    def _add(self, entry: str) -> None:
-        if self.size + len(entry) > self.cap:
+        entry = f"# {_cut(text, NOTE_KEPT)}\n"
+        size = _size(entry)
+        if self.notes >= NOTES and self.size + size > self.cap:
             self.dropped += 1
             return
-        self.size += len(entry)
+        self.notes += 1
+        self.size += size
+        self._chunk.append(entry)
+
+    def _add(self, entry: str) -> None:
+        size = _size(entry)
+        if self.size + size > self.cap - NOTES_ROOM:
+            self.dropped += 1
+            return
+        self.size += size
         self._chunk.append(entry)
 
     def take(self) -> str:
@@ -74,20 +109,18 @@ class Journal:
         return text
 
     def close(self) -> str:
-        """The last chunk, with a count of the lines the cap left out.
+        """The last chunk, with a count of the lines the cap left out (a note).
 
-        >>> journal = Journal(cap=60)
+        >>> journal = Journal(cap=NOTES_ROOM + 60)
         >>> for n in range(3):
         ...     journal.line(journal.started, "<", "E", f"info depth {n}")
         >>> print(journal.close(), end="")
              0.000 <E: info depth 0
              0.000 <E: info depth 1
-        # 1 more line not kept: a game's log keeps 60 bytes
+        # 1 more line not kept: a game's log keeps 1569 bytes
         """
         if self.dropped:
             lines = "line" if self.dropped == 1 else "lines"
-            self._chunk.append(
-                f"# {self.dropped} more {lines} not kept: a game's log keeps {self.cap} bytes\n"
-            )
+            self.note(f"{self.dropped} more {lines} not kept: a game's log keeps {self.cap} bytes")
             self.dropped = 0
         return self.take()

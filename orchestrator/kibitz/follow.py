@@ -167,6 +167,8 @@ class Kibitzer:
     last: KibitzEntry | None = None  # the deepest analysis of the current position so far
     restarts: int = 0
     written_at: float = 0.0
+    #: set once its engine's first start has been tried (started, or failed)
+    tried: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
     def suffix(self) -> str:
@@ -186,7 +188,10 @@ class Kibitzer:
             analyser: Analyser | None = None
             reason = ""
             try:
-                analyser = await self.start(self.config)
+                try:
+                    analyser = await self.start(self.config)
+                finally:
+                    self.tried.set()
                 log.info("kibitzer_started", kibitzer=self.config.name, **analyser.where)
                 await self._analyse(analyser)
             except EngineFault as fault:
@@ -327,8 +332,12 @@ class Kibitzer:
             log.error("kibitzer_files_failed", kibitzer=self.config.name, error=str(exc))
 
 
-async def follow(db: Path, stop: asyncio.Event | None = None) -> None:
-    """Follow the event of `db` with its kibitzers until `stop` (or forever)."""
+async def follow(
+    db: Path, stop: asyncio.Event | None = None, ready: Callable[[], None] | None = None
+) -> None:
+    """Follow the event of `db` with its kibitzers until `stop` (or forever).  `ready` is
+    called once every kibitzer's engine has been tried and the featured game read: from
+    then on, a game that starts is followed from its first position."""
     stop = stop or asyncio.Event()
     store = await Store.open(db, readonly=True)
     try:
@@ -337,6 +346,8 @@ async def follow(db: Path, stop: asyncio.Event | None = None) -> None:
             raise StoreError(f"{db}: no event has been started in this database")
         settings = EventSettings.from_json(event.settings)
         if not settings.kibitzers or settings.live_dir is None:
+            if ready is not None:
+                ready()
             return
         hosts = None
         if any(k.requires for k in settings.kibitzers):
@@ -362,6 +373,9 @@ async def follow(db: Path, stop: asyncio.Event | None = None) -> None:
                     position = await featured(store)
                     for kibitzer in kibitzers:
                         kibitzer.follow(position)
+                if ready is not None and all(k.tried.is_set() for k in kibitzers):
+                    ready()
+                    ready = None
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), POLL_S)
         finally:

@@ -5,16 +5,19 @@ from __future__ import annotations
 import re
 
 import chess
+from hypothesis import given
+from hypothesis import strategies as st
 
 from orchestrator.config.model import EngineConfig
 from orchestrator.core.game.adjudication import Adjudication
 from orchestrator.core.game.clock import TimeControl
 from orchestrator.core.game.record import GameRecord, MoveRecord
-from orchestrator.engines.journal import LOG_CAP
+from orchestrator.engines.journal import LOG_CAP, NOTE_KEPT, NOTES_ROOM, Journal
 from orchestrator.game.game import GameSpec, play_game
 from tests.support.engines import scripted
 
 LIMIT = Adjudication(win=None, draw=None, max_moves=6)
+ONE_LINE = st.characters(blacklist_characters="\n\r", blacklist_categories=("Cs",))
 LINE = re.compile(r" *(\d+\.\d{3}) ([<>!])(\w+): (.*)")
 
 
@@ -49,8 +52,21 @@ async def test_the_log_holds_both_engines_lines_in_order_with_times() -> None:
     first, *_, last = log.splitlines()
     assert first.startswith("# W (White) - B (Black), 30, from the starting position")
     lines = parsed(log)
-    times = [t for t, *_ in lines]
-    assert times == sorted(times) and times[0] >= 0
+    # a line an engine printed carries the time it wrote it (the kernel's stamp), a line
+    # written to it the time it was sent: each stream is in time order
+    for stream in {(sign, engine) for _, sign, engine, _ in lines}:
+        times = [t for t, sign, engine, _ in lines if (sign, engine) == stream]
+        assert times == sorted(times) and times[0] >= 0, stream
+    # and every answer is stamped after the go it answers by the time that was charged
+    go_at = [t for t, sign, _, text in lines if sign == ">" and text.startswith("go")]
+    answered_at = [
+        t
+        for t, sign, _, text in lines
+        if sign == "<" and (text.startswith("bestmove") or text.startswith("move "))
+    ]
+    charged = [m.time_ms for m in record.moves]
+    for go, answer, ms in zip(go_at, answered_at, charged, strict=True):
+        assert abs((answer - go) * 1000 - ms) <= 1.5, (go, answer, ms)
     said = [(sign, engine, text) for _, sign, engine, text in lines]
     # the handshakes, each engine's own protocol
     assert (">", "W", "xboard") in said and (">", "B", "uci") in said
@@ -80,15 +96,50 @@ async def test_the_log_holds_both_engines_lines_in_order_with_times() -> None:
 
 async def test_a_flooding_engine_is_counted_not_kept() -> None:
     """20 MB of `info string` lines at one move: the log stops at its cap and says how much
-    it left out; the game goes on (a chatty engine is not at fault)."""
+    it left out; the game goes on (a chatty engine is not at fault).  The guarantee: the
+    whole log, the runner's notes included, is at most `LOG_CAP` bytes, and the engines'
+    lines fill it to within one line of the room kept for the notes."""
     flooding = scripted("W", "--spam-at", "2", "--spam-mb", "20")
     record, log, _ = await logged(flooding, scripted("B"))
     assert record.fault is None and record.plies == 12
     size = len(log.encode())
-    assert LOG_CAP - 1000 < size <= LOG_CAP + 200
+    longest = max(len(line.encode()) + 1 for line in log.splitlines() if not line.startswith("#"))
+    notes = sum(len(line.encode()) + 1 for line in log.splitlines() if line.startswith("#"))
+    assert LOG_CAP - NOTES_ROOM - longest < size - notes
+    assert size <= LOG_CAP
     left_out = re.search(r"# (\d+) more lines not kept: a game's log keeps (\d+) bytes", log)
     assert left_out and int(left_out[2]) == LOG_CAP
     spam_lines = 20 * ((1 << 20) // 201)  # the scripted engine writes 201-byte lines
     kept = log.count("<W: info string yyy")
     assert kept + int(left_out[1]) >= spam_lines > kept > 0
     assert f"# {record.result}: {record.reason}" in log  # the runner's notes are always kept
+
+
+@given(
+    lines=st.lists(st.text(ONE_LINE, max_size=600), max_size=60),
+    notes=st.lists(st.text(ONE_LINE, max_size=900), max_size=2),
+    room=st.integers(0, 3000),
+)
+def test_a_log_never_passes_its_cap_and_keeps_its_notes(
+    lines: list[str], notes: list[str], room: int
+) -> None:
+    """Any lines (any characters, any length) and two notes (a game's), in any order, and
+    the count of what was left out: the text handed on is at most the cap in bytes, and
+    every note is in it."""
+    cap = NOTES_ROOM + room
+    journal = Journal(cap=cap, clock=lambda: 0.0)
+    text = []
+    for n, line in enumerate(lines):
+        journal.line(0.0, "<", "E", line)
+        if n < len(notes):
+            journal.note(notes[n])
+        text.append(journal.take())
+    for note in notes[len(lines) :]:
+        journal.note(note)
+    text.append(journal.close())
+    log = "".join(text)
+    assert len(log.encode()) <= cap
+    kept = [line for line in log.split("\n") if line.startswith("# ")]
+    assert [line[2:] for line in kept[: len(notes)]] == [
+        note.encode()[:NOTE_KEPT].decode(errors="ignore") for note in notes
+    ]
