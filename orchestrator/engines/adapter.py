@@ -29,6 +29,8 @@ from orchestrator.config.model import EngineConfig
 from orchestrator.core.errors import DaemonFault
 from orchestrator.core.game.record import Fault, FaultKind
 from orchestrator.engines.journal import LINE_KEPT, Journal
+from orchestrator.engines.output import StampedOutput
+from orchestrator.engines.output import pair as output_pair
 
 QUIT_TIMEOUT = 1.0  # seconds an engine gets to quit before its process group is killed
 REAP_TIMEOUT = 5.0
@@ -135,14 +137,31 @@ class EngineFault(Exception):
         return self.fault.output
 
 
+def _let_it_run() -> None:
+    """Give up the CPU once, right after a line that starts an engine's clock.
+
+    A write to a pipe wakes its reader with the kernel's hint that the writer will sleep
+    soon, so Linux often queues the engine on the daemon's own CPU; but the daemon's loop
+    goes on with other games' work, and the engine, its clock running, waits for it (1-2 %
+    of moves waited 20-50 ms with 64 games at once, bench/stamps.py).  A yield lets it run
+    at once, and costs nothing when no one else is waiting for this CPU.
+    """
+    if _YIELD is not None:
+        _YIELD()
+
+
+_YIELD = getattr(os, "sched_yield", None)
+
+
 class _Pipe:
     """Mixin for python-chess's protocols: what the runner needs to see at the pipe.
 
     - The last lines the engine printed, for fault reports.
-    - The clock stamps: `go_at` when the line that starts the engine's clock is written to
-      its stdin, `answered_at` when the line that stops it is read from its stdout, both
-      taken inside python-chess's own `send_line` / `_line_received`, so that nothing else
-      the daemon does lands between the engine and the stamp.
+    - The clock stamps: `go_at` just before the line that starts the engine's clock is
+      written to its stdin (inside python-chess's own `send_line`), `answered_at` when the
+      engine wrote the line that stops it: the kernel's stamp of that write
+      (`engines/output.py`), so that nothing the daemon does after the write, however busy
+      its loop, lands on the engine's clock.
     - UCI: the last `info` line that carries a score, kept raw so that only that one line
       is parsed, once, after the move.  (XBoard engines print far less; python-chess parses
       their thinking lines as they come.)
@@ -175,6 +194,10 @@ class _Pipe:
         self.label = "engine"
         #: the lines before a first game's log takes them: (time, sign, line)
         self.early: list[tuple[float, str, str]] | None = []
+        #: the engine's stdout, stamped by the kernel (None: a pipe, stamped on reading)
+        self.stdout: StampedOutput | None = None
+        #: when the engine wrote the bytes now being received (`StampedOutput` sets it)
+        self.arrived: float | None = None
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         """python-chess's line splitter, with a bound: a line longer than `MAX_LINE` is
@@ -209,20 +232,28 @@ class _Pipe:
                 journal.line(at, sign, self.label, line)
             self.early = None
 
-    def log(self, sign: str, line: str) -> None:
-        """A line to the game's log: `>` written, `<` read, `!` stderr."""
+    def log(self, sign: str, line: str, at: float | None = None) -> None:
+        """A line to the game's log: `>` written, `<` read, `!` stderr; `at` is when (now
+        if None)."""
+        at = time.monotonic() if at is None else at
         if self.journal is not None:
-            self.journal.line(time.monotonic(), sign, self.label, line)
+            self.journal.line(at, sign, self.label, line)
         elif self.early is not None and len(self.early) < EARLY_LINES:
-            self.early.append((time.monotonic(), sign, line[: LINE_KEPT + 1]))
+            self.early.append((at, sign, line[: LINE_KEPT + 1]))
 
     def send_line(self, line: str) -> None:
-        self._stamp(line)  # before the write: the engine may start thinking as the bytes land
+        at = time.monotonic()  # before the write: the engine may start as the bytes land
+        started = self._stamp(line, at)
         super().send_line(line)  # type: ignore[misc]
-        self.log(">", line)
+        if started:
+            _let_it_run()
+            if self.on_go is not None:
+                self.on_go()
+        self.log(">", line, at)
 
-    def _stamp(self, line: str) -> None:
-        """The clock stamps of a line written to the engine."""
+    def _stamp(self, line: str, at: float) -> bool:
+        """The clock stamps of a line written to the engine at `at`; whether it started the
+        engine's clock."""
         word = line.partition(" ")[0]
         if word == "go" and line.startswith("go ponder"):
             self.pondering = True  # no clock runs: the opponent is thinking
@@ -231,24 +262,39 @@ class _Pipe:
             if word == "go":  # a search of its own: a ponder search's lines are not its
                 self.scored_line = self.info_line = None
             self.pondering = False
-            self.go_at = time.monotonic()
-            if self.on_go is not None:
-                self.on_go()
+            self.go_at = at
+            return True
+        return False
 
     def _line_received(self, line: str) -> None:
+        at = time.monotonic() if self.arrived is None else self.arrived
         word = line.partition(" ")[0]
         searching = self.go_at is not None and self.answered_at is None
         if word in self.CLOCK_STOPS:
             if searching:
-                self.answered_at = time.monotonic()
+                self.answered_at = at
                 self.answer_lines = (self.scored_line, self.info_line)
             else:  # the answer to the `stop` of a ponder search: no clock ran
                 self.pondering = False
         elif searching or self.pondering:
             self._thinking(word, line)
         self.tail.append(line if len(line) <= LINE_KEPT else line[:LINE_KEPT] + "...")
-        self.log("<", line)
+        self.log("<", line, at)
         super()._line_received(line)  # type: ignore[misc]
+
+    def drain(self) -> None:
+        """Take every line the engine has written so far (its deadline passed: an answer
+        that was written in time, but not read yet, still counts)."""
+        if self.stdout is not None:
+            self.stdout.drain()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        """The process ended: what it wrote before it died is read first (a pipe's end is
+        read before this; the socket's records are taken here)."""
+        if self.stdout is not None:
+            self.stdout.drain()
+            self.stdout.close()
+        super().connection_lost(exc)  # type: ignore[misc]
 
     def _thinking(self, word: str, line: str) -> None:
         """A line printed while thinking (overridden per protocol)."""
@@ -258,11 +304,11 @@ class _Pipe:
         self.log("!", line)
 
     def move_time_ms(self) -> int | None:
-        """The last move's time, from the go line written to the answer read; None when the
-        engine never got a go line or never answered."""
+        """The last move's time, from the go line written to the answer written; None when
+        the engine never got a go line or never answered."""
         if self.go_at is None or self.answered_at is None:
             return None
-        return round((self.answered_at - self.go_at) * 1000)
+        return max(0, round((self.answered_at - self.go_at) * 1000))
 
 
 #: `ponderhit` and `stop` are written no sooner than this after their `go ponder`; a
@@ -328,8 +374,9 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
             and time.monotonic() < self._ponder_at + PONDER_SETTLE_S
             and self.transport is not None
         ):
-            if line == "ponderhit":
-                self._stamp(line)  # the clock starts now; the line follows when it may
+            started = line == "ponderhit" and self._stamp(line, time.monotonic())
+            if started and self.on_go is not None:  # the clock starts now; the line follows
+                self.on_go()
             if not self._held:
                 due = self._ponder_at + PONDER_SETTLE_S - time.monotonic()
                 asyncio.get_running_loop().call_later(max(0.0, due), self._write_held)
@@ -478,19 +525,32 @@ class Engine:
         the lowest CPU priority (a kibitzer), all its threads with it."""
         protocol_class = _Uci if config.protocol == "uci" else _XBoard
         try:
+            ends = output_pair()
+        except OSError as exc:  # no descriptors left: the machine's trouble
+            raise DaemonFault(f"cannot start {config.name}: {exc.strerror}") from None
+        try:
             transport, protocol = await protocol_class.popen(
                 list(config.command),
                 setpgrp=True,
                 cwd=str(config.workdir) if config.workdir else None,
+                stdout=subprocess.PIPE if ends is None else ends[1],
                 stderr=subprocess.PIPE,
                 preexec_fn=_idle_child if idle else die_with_parent,
             )
         except OSError as exc:
+            for end in ends or ():
+                end.close()
             if exc.errno in DAEMON_ERRNOS:  # the machine's trouble, not the engine's
                 raise DaemonFault(f"cannot start {config.name}: {exc.strerror}") from None
             raise EngineFault(
                 config.name, "startup", f"cannot run {config.command[0]!r}: {exc.strerror}"
             ) from None
+        except BaseException:
+            for end in ends or ():
+                end.close()
+            raise
+        if ends is not None:  # before the loop runs again: nothing is read before this
+            protocol.stdout = StampedOutput.attach(ends[0], ends[1], protocol)
         engine = cls(config, transport, protocol)
         protocol.label = config.name
         protocol.attach(journal)
@@ -593,9 +653,13 @@ class Engine:
                         await self.protocol.quit()
         finally:
             self.kill()
-            with contextlib.suppress(TimeoutError):  # a cancellation still propagates
-                async with asyncio.timeout(REAP_TIMEOUT):
-                    await asyncio.shield(self.protocol.returncode)
+            try:
+                with contextlib.suppress(TimeoutError):  # a cancellation still propagates
+                    async with asyncio.timeout(REAP_TIMEOUT):
+                        await asyncio.shield(self.protocol.returncode)
+            finally:
+                if self.protocol.stdout is not None:  # read at its end, or never again
+                    self.protocol.stdout.close()
             if self.protocol.returncode.done():
                 ENGINE_PIDS.discard(self.pid)
 

@@ -364,12 +364,25 @@ class _Game:
         limit, deadline = self._limit(colour)
         loop = asyncio.get_running_loop()
         started = time.monotonic()
+        due: asyncio.TimerHandle | None = None
         try:
             # asyncio.timeout, not wait_for: in Python 3.11 wait_for can swallow a
             # cancellation that arrives as the move does, and the game would play on.
-            # The deadline counts from the moment the go line is written.
+            # The deadline counts from the moment the go line is written; when it passes,
+            # an answer the engine wrote in time but the loop has not read yet still counts.
             async with asyncio.timeout(deadline) as timer:
-                proto.arm(lambda: timer.reschedule(loop.time() + deadline))
+
+                def expire() -> None:
+                    proto.drain()
+                    if proto.answered_at is None:
+                        timer.reschedule(loop.time())
+
+                def clock_started() -> None:
+                    nonlocal due
+                    timer.reschedule(None)
+                    due = loop.call_at(loop.time() + deadline, expire)
+
+                proto.arm(clock_started)
                 played = await proto.play(
                     board,
                     limit,
@@ -394,6 +407,8 @@ class _Game:
             raise self._fault(engine.fault("illegal_move", str(exc)), colour) from None
         finally:
             proto.on_go = None
+            if due is not None:
+                due.cancel()
         measured = proto.move_time_ms()
         used_ms = measured if measured is not None else round((time.monotonic() - started) * 1000)
         if played.resigned:

@@ -15,6 +15,7 @@ move number in the game (1 = its first move).
     --spam-at N --spam-mb M    at move N, print M megabytes of `info string` lines, then move
     --slow-start S             wait S seconds before the handshake
     --delay MS                 think MS milliseconds per move
+    --jitter MS                and 0 to MS more, by the position (the same on replay)
     --overstep-at N --overstep-ms MS
                                at move N, think for the whole clock the engine was told plus
                                MS milliseconds (UCI wtime/btime; XBoard time)
@@ -68,6 +69,7 @@ def options() -> argparse.Namespace:
     p.add_argument("--resign-at", type=int, default=0)
     p.add_argument("--slow-start", type=float, default=0.0)
     p.add_argument("--delay", type=int, default=0)
+    p.add_argument("--jitter", type=int, default=0)
     p.add_argument("--overstep-at", type=int, default=0)
     p.add_argument("--overstep-ms", type=int, default=0)
     p.add_argument("--newgame-delay", type=float, default=0.0)
@@ -136,8 +138,9 @@ class Brain:
         if a.stall_at == n:
             while True:
                 time.sleep(60)
-        if a.delay:
-            time.sleep(a.delay / 1000)
+        if a.delay or a.jitter:
+            spread = int.from_bytes(hashlib.sha256(self.board.fen().encode()).digest()[:4], "big")
+            time.sleep((a.delay + (spread % (a.jitter + 1) if a.jitter else 0)) / 1000)
         if a.overstep_at == n:
             time.sleep((self.clock_ms + a.overstep_ms) / 1000)
         legal = sorted(self.board.legal_moves, key=lambda m: m.uci())
@@ -212,28 +215,30 @@ def say(line: str) -> None:
     sys.stdout.flush()
 
 
-def answer(args: argparse.Namespace, brain: Brain, words: list[str]) -> None:
-    """Think (``go`` or ``ponderhit``) and answer with the time it took in ``info time``."""
-    started = time.monotonic()
+def answer(args: argparse.Namespace, brain: Brain, words: list[str], started: float) -> None:
+    """Think (``go`` or ``ponderhit``, read at `started`) and answer with the time it took
+    in ``info time``: measured just before the one write of the info line and the move."""
     mine = "wtime" if brain.board.turn == chess.WHITE else "btime"
     if mine in words:
         brain.clock_ms = int(words[words.index(mine) + 1])
     move = brain.choose()
     kind, value = brain.score()
-    spent = max(1, round((time.monotonic() - started) * 1000))
     nodes = 1000 * (brain.own_moves + 1)
+    pv = brain.pv(move)
+    expected = brain.ponder_move(move) if args.ponder or args.ponder_miss else None
+    spent = time.monotonic() - started
     say(
         f"info depth {args.depth} seldepth {args.depth + 2} score {kind} {value} "
-        f"nodes {nodes} nps {nodes * 1000 // spent} tbhits 0 hashfull 1 time {spent} "
-        f"pv {brain.pv(move)}"
+        f"nodes {nodes} nps {round(nodes / max(spent, 0.001))} tbhits 0 hashfull 1 "
+        f"time {round(spent * 1000)} pv {pv}\n"
+        f"bestmove {move}" + (f" ponder {expected}" if expected else "")
     )
-    expected = brain.ponder_move(move) if args.ponder or args.ponder_miss else None
-    say(f"bestmove {move}" + (f" ponder {expected}" if expected else ""))
 
 
 def uci(args: argparse.Namespace, brain: Brain) -> None:
     pondering = False
     for raw in sys.stdin:
+        received = time.monotonic()
         line = raw.strip()
         log(args, line)
         if line == "uci":
@@ -267,12 +272,12 @@ def uci(args: argparse.Namespace, brain: Brain) -> None:
             pondering = True  # until ponderhit or stop; the opponent's time
         elif line == "ponderhit" and pondering:
             pondering = False
-            answer(args, brain, line.split())
+            answer(args, brain, line.split(), received)
         elif line == "stop" and pondering:
             pondering = False
             say(f"bestmove {brain.pick(brain.board)}")
         elif line.startswith("go"):
-            answer(args, brain, line.split())
+            answer(args, brain, line.split(), received)
         elif line == "quit":
             if args.ignore_quit:
                 continue

@@ -1,0 +1,184 @@
+"""An engine's standard output, time-stamped by the kernel as each write lands.
+
+An engine's answer stops its clock.  If the daemon stamped it when its event loop got round
+to reading it, every stall of that loop (other games' moves, SQLite, live files, the garbage
+collector) would be charged to the engine.  So on Linux an engine's stdout is not a pipe but
+one end of a ``SOCK_SEQPACKET`` socket pair: every ``write`` the engine makes is one record,
+and with ``SO_TIMESTAMPNS`` the kernel stamps each record as the write puts it in our queue.
+`StampedOutput` reads the records whenever the loop is free and hands their bytes to
+python-chess's protocol together with the kernel's stamp (`Receiver.arrived`), so the time
+charged is the time of the write, whatever the loop was doing.  (bench/stamps.py measures
+this against stamping in the loop and in a reader thread; the README says why.)
+
+A write becomes one record, so a record is as large as the engine's largest write: the
+engine's end gets a send buffer of `SEND_BUFFER` bytes (at most what the kernel allows, and
+never less than one line of `MAX_RECORD`), and the records are read into one buffer as large
+as the largest send buffer seen, shared by every engine of a thread.  Where no socket pair can
+be made (not Linux), `pair` returns None and the engine gets a pipe, stamped on reading.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import select
+import socket
+import struct
+import sys
+import threading
+import time
+from typing import Protocol
+
+__all__ = ["SEND_BUFFER", "Receiver", "StampedOutput", "pair"]
+
+#: what an engine's end of the pair asks for as its send buffer: the largest write it can make
+SEND_BUFFER = 1 << 20
+#: Linux's SO_TIMESTAMPNS (and SCM_TIMESTAMPNS): nanosecond stamps in a `struct timespec`
+SO_TIMESTAMPNS = 35
+_TIMESPEC = struct.Struct("@ll")
+#: records read in one go before the loop gets its turn back (a flooding engine)
+RECORDS_PER_TURN = 256
+
+
+class Receiver(Protocol):
+    """What takes an engine's output: python-chess's protocol, with the stamp."""
+
+    #: monotonic time (s) at which the bytes now being handed on were written
+    arrived: float | None
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None: ...
+
+
+def pair() -> tuple[socket.socket, socket.socket] | None:
+    """Our end and the engine's end of a stamped socket pair, or None where there is none.
+
+    >>> ends = pair()
+    >>> ours, theirs = ends
+    >>> _ = theirs.send(b"bestmove e2e4\\n")
+    >>> data, at = StampedOutput.read_one(ours)
+    >>> data, 0 <= time.monotonic() - at < 5
+    (b'bestmove e2e4\\n', True)
+    >>> ours.close(); theirs.close()
+    """
+    if sys.platform != "linux":  # pragma: no cover - Linux only
+        return None
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        ours.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
+        theirs.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
+        ours.setblocking(False)
+    except OSError:  # pragma: no cover - a kernel without stamps: a pipe does as well
+        ours.close()
+        theirs.close()
+        return None
+    return ours, theirs
+
+
+class _Buffer(threading.local):
+    """One read buffer per thread (a thread's loop reads one record at a time)."""
+
+    data = bytearray()
+
+
+_buffer = _Buffer()
+
+
+def _stamp(ancillary: list[tuple[int, int, bytes]], received: float) -> float:
+    """The kernel's stamp of a record, as monotonic time (`received` if it has none).  The
+    kernel stamps with the wall clock; the difference of the two clocks now turns it into
+    monotonic time, never later than `received`."""
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= _TIMESPEC.size:
+            seconds, nanoseconds = _TIMESPEC.unpack_from(data)
+            wall: float = seconds + nanoseconds / 1e9
+            return min(received, wall - (time.time() - received))
+    return received
+
+
+class StampedOutput:
+    """Reads an engine's stamped records on the running loop and hands them on."""
+
+    def __init__(self, sock: socket.socket, receiver: Receiver, record_size: int) -> None:
+        self.sock = sock
+        self.receiver = receiver
+        self.record_size = record_size
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.eof = False
+
+    @classmethod
+    def attach(
+        cls, ours: socket.socket, theirs: socket.socket, receiver: Receiver
+    ) -> StampedOutput:
+        """Read `ours` on the running loop from now on; `theirs` (the engine has it now) is
+        closed here."""
+        size = theirs.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF)
+        theirs.close()
+        output = cls(ours, receiver, size)
+        output.loop = asyncio.get_running_loop()
+        output.loop.add_reader(ours.fileno(), output.readable)
+        return output
+
+    @staticmethod
+    def read_one(sock: socket.socket, size: int = SEND_BUFFER) -> tuple[bytes, float]:
+        """One record and its stamp (blocking unless the socket is not)."""
+        data, ancillary, _, _ = sock.recvmsg(size, socket.CMSG_SPACE(_TIMESPEC.size))
+        return data, _stamp(ancillary, time.monotonic())
+
+    def readable(self) -> None:
+        """The records that are there, each handed on with its own stamp (at most
+        `RECORDS_PER_TURN`: the loop calls again for the rest)."""
+        for _ in range(RECORDS_PER_TURN):
+            if not self._read():
+                return
+
+    def drain(self) -> None:
+        """Every record that is there now (the engine exited, or its deadline passed)."""
+        while self._read():
+            pass
+
+    def _read(self) -> bool:
+        """Hand on one record; False when there is none (or the end)."""
+        if self.eof:
+            return False
+        buffer = _buffer.data
+        if len(buffer) < self.record_size:
+            buffer = _buffer.data = bytearray(self.record_size)
+        try:
+            size, ancillary, _, _ = self.sock.recvmsg_into(
+                [buffer], socket.CMSG_SPACE(_TIMESPEC.size)
+            )
+        except (BlockingIOError, InterruptedError):
+            return False
+        except OSError:
+            self._end()
+            return False
+        received = time.monotonic()
+        if size == 0:
+            if self._hung_up():
+                self._end()
+                return False
+            return True  # an empty write: nothing to hand on
+        self.receiver.arrived = _stamp(ancillary, received)
+        try:
+            self.receiver.pipe_data_received(1, bytes(buffer[:size]))
+        finally:
+            self.receiver.arrived = None
+        return not self.eof
+
+    def _hung_up(self) -> bool:
+        """Whether every writer of the engine's end has closed it (a read of 0 bytes is also
+        what an empty write gives)."""
+        poller = select.poll()
+        poller.register(self.sock.fileno(), select.POLLIN | select.POLLHUP)
+        return any(event & select.POLLHUP for _, event in poller.poll(0))
+
+    def _end(self) -> None:
+        self.eof = True
+        if self.loop is not None and not self.loop.is_closed():
+            with contextlib.suppress(ValueError, OSError):
+                self.loop.remove_reader(self.sock.fileno())
+
+    def close(self) -> None:
+        """Stop reading and close our end."""
+        self._end()
+        self.sock.close()
