@@ -122,3 +122,73 @@ def test_pairing_a_round_loads_only_what_it_uses() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert out.stderr.strip().splitlines()[-1] == "[]"
+
+
+def _type_checking(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the package's modules it imports when it runs (anywhere in it, a function's
+    imports too; not under `if TYPE_CHECKING:`).  Importing `a.b.c` runs the packages `a.b`
+    first: an edge to each such package that is not one of the importer's own (its own
+    packages are being imported already when it runs)."""
+    modules = {
+        ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): path
+        for path in PACKAGE.rglob("*.py")
+    }
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        own = {".".join(module.split(".")[:n]) for n in range(1, module.count(".") + 1)}
+        edges = graph.setdefault(module, set())
+        pending: list[ast.AST] = [ast.parse(path.read_text(encoding="utf-8"))]
+        while pending:
+            for node in ast.iter_child_nodes(pending.pop()):
+                if _type_checking(node):
+                    continue
+                pending.append(node)
+                targets: list[str] = []
+                if isinstance(node, ast.Import):
+                    targets = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    targets = [
+                        f"{node.module}.{a.name}"
+                        if f"{node.module}.{a.name}" in modules
+                        else node.module
+                        for a in node.names
+                    ]
+                for target in targets:
+                    if target not in modules:
+                        continue
+                    parts = target.split(".")
+                    packages = {".".join(parts[:n]) for n in range(1, len(parts))} - own
+                    edges.update({target} | (packages & modules.keys()))
+        edges.discard(module)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of `graph` (networkx's simple cycles).
+
+    >>> cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}})
+    [['a', 'b']]
+    """
+    import networkx as nx
+
+    return sorted(sorted(c) for c in nx.simple_cycles(nx.DiGraph(graph)))
+
+
+def test_no_module_imports_its_own_importer() -> None:
+    """The package is a tree of imports: no cycle, however long, at import time or in a
+    function's own imports."""
+    graph = import_graph()
+    assert sum(len(edges) for edges in graph.values()) > 300
+    assert cycles(graph) == []
+
+
+def test_the_cycle_check_sees_a_cycle_through_a_package() -> None:
+    """The check itself: a module importing a package whose `__init__` imports it back."""
+    graph = import_graph()
+    graph["orchestrator.core.event.model"].add("orchestrator.core.pairing")
+    graph["orchestrator.core.pairing"].add("orchestrator.core.pairing.round")
+    assert cycles(graph)

@@ -6,7 +6,8 @@ import logging
 import sqlite3
 from collections.abc import Callable
 from functools import wraps
-from typing import Any, ParamSpec, TypeVar
+from pathlib import Path
+from typing import Annotated, Any, ParamSpec, TypeVar
 
 import typer
 
@@ -48,6 +49,21 @@ R = TypeVar("R")
 def fail(message: str, code: int = 2) -> typer.Exit:
     typer.echo(f"orchestrator: error: {message}", err=True)
     return typer.Exit(code)
+
+
+#: `--parent PID`: the daemon that started this process (`serve`, `kibitz`)
+ParentOpt = Annotated[
+    int | None, typer.Option(hidden=True, help="The daemon that started this process.")
+]
+
+
+def as_child(db: Path, parent: int | None, become: Callable[[int], None]) -> None:
+    """A process the daemon `parent` starts on its database `db` (`serve --parent`,
+    `kibitz`): `db` must be there, and the process ties itself to the daemon (`become`)."""
+    if not db.is_file():
+        raise fail(f"{db}: no such database")
+    if parent is not None:
+        become(parent)
 
 
 def user_errors(func: Callable[P, R]) -> Callable[P, R]:

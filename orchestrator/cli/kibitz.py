@@ -8,16 +8,14 @@ from typing import Annotated
 
 import typer
 
-from orchestrator.cli.base import app, fail, user_errors
+from orchestrator.cli.base import ParentOpt, app, as_child, user_errors
 
 
 @app.command(hidden=True)
 @user_errors
 def kibitz(
     db: Annotated[Path, typer.Option("--db", help="The event's SQLite database.")],
-    parent: Annotated[
-        int | None, typer.Option(hidden=True, help="The daemon that started this process.")
-    ] = None,
+    parent: ParentOpt = None,
     ready_fd: Annotated[
         int | None,
         typer.Option(hidden=True, help="A pipe to the daemon, closed once the kibitzers run."),
@@ -33,10 +31,7 @@ def kibitz(
     from orchestrator.kibitz.follow import follow
     from orchestrator.logs import configure
 
-    if not db.is_file():
-        raise fail(f"{db}: no such database")
-    if parent is not None:
-        become_child(parent)
+    as_child(db, parent, become_child)
     idle_priority()
     configure()
 

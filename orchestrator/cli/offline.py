@@ -51,7 +51,7 @@ def pair(
 ) -> None:
     """Print the next round of a tournament state as JSON (docs/state-json.md)."""
     from orchestrator.core.event import state_json
-    from orchestrator.core.pairing import pair_next
+    from orchestrator.core.pairing.round import pair_next
 
     current = read_state(state)
     try:
@@ -156,7 +156,7 @@ def simulate(
     from orchestrator.core.event.model import Options, Player, StateError, Tournament
     from orchestrator.core.event.simulation import simulate as run_simulation
     from orchestrator.core.event.standings import TCEC_ORDER, Tiebreak
-    from orchestrator.core.pairing import lookup
+    from orchestrator.core.pairing.registry import lookup
     from orchestrator.event.export import (
         bracket_data,
         bracket_text,

@@ -27,12 +27,12 @@ def database(db: Path | None, config: Path) -> Path:
     return db if db is not None else load(config).tournament.database
 
 
-def view(db: Path | None, config: Path) -> EventView:
+def view(db: Path | None, config: Path, *, pgn: bool = False) -> EventView:
     import asyncio
 
     from orchestrator.event.read import load_view
 
-    return asyncio.run(load_view(database(db, config)))
+    return asyncio.run(load_view(database(db, config), pgn=pgn))
 
 
 @app.command()
@@ -115,7 +115,7 @@ def export(
     from orchestrator.event.export import event_pgn, round_pgn
 
     path = database(db, config)
-    event = view(path, config)
+    event = view(path, config, pgn=logs is None)
     rounds = [r for r in event.rounds if round_number is None or r.number == round_number]
     if round_number is not None and not rounds:
         raise fail(f"no round {round_number}")

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from orchestrator.cli.base import app, fail, user_errors
+from orchestrator.cli.base import ParentOpt, app, as_child, fail, user_errors
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -31,9 +31,7 @@ def serve(
     fd: Annotated[
         int | None, typer.Option(hidden=True, help="Serve on this listening socket.")
     ] = None,
-    parent: Annotated[
-        int | None, typer.Option(hidden=True, help="The daemon that started this server.")
-    ] = None,
+    parent: ParentOpt = None,
 ) -> None:
     """Serve the web view of DB: overview, standings, crosstable, games, PGN downloads."""
     import asyncio
@@ -45,11 +43,8 @@ def serve(
     from orchestrator.web.app import make_app
     from orchestrator.web.server import connection_cap, serve_until_stopped
 
-    if not db.is_file():
-        raise fail(f"{db}: no such database")
-    if parent is not None:
-        become_web_child(parent)
-    else:
+    as_child(db, parent, become_web_child)
+    if parent is None:
         os.nice(WebProcess.NICE)  # beside a daemon, engines and their clocks come first
     configure()
     limit_server_errors()

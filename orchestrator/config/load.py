@@ -31,7 +31,7 @@ from orchestrator.core.codec import Key, SchemaError, convert, json_schema
 from orchestrator.core.event.model import Player, Rules, StateError, Tournament
 from orchestrator.core.game.adjudication import Adjudication
 from orchestrator.core.game.openings import Opening, OpeningError, parse_suite
-from orchestrator.core.pairing import lookup, names
+from orchestrator.core.pairing.registry import lookup, names
 from orchestrator.core.pairing.teams import check_teams
 
 __all__ = ["ConfigFile", "check_files", "load", "parse", "read_openings", "schema"]
@@ -100,7 +100,8 @@ def parse(data: dict[str, Any], path: Path) -> Config:
         msgspec.structs.replace(k, **_resolved(k, _PATHS["kibitzer"], folder))
         for k in read.kibitzer
     )
-    _check_kibitzers(path, tournament, kibitzers)
+    _check_kibitzers(path, tournament, kibitzers, {e.name for e in engines})
+    _check_own_games(path, tournament, data.get("tournament"))
     config = Config(path, tournament, adjudication, tuple(engines), kibitzers)
     _check_event(config)
     return config
@@ -198,10 +199,14 @@ MAX_KIBITZERS = 2
 
 
 def _check_kibitzers(
-    path: Path, tournament: TournamentConfig, kibitzers: tuple[KibitzerConfig, ...]
+    path: Path,
+    tournament: TournamentConfig,
+    kibitzers: tuple[KibitzerConfig, ...],
+    players: set[str],
 ) -> None:
-    """At most two kibitzers, with their own names, writing into `live_dir`; `requires`
-    only with a Dask scheduler to place them."""
+    """At most two kibitzers, with names of their own (no player's: TCEC's viewer labels the
+    panels by name), writing into `live_dir`; `requires` only with a Dask scheduler to place
+    them."""
     if not kibitzers:
         return
     if len(kibitzers) > MAX_KIBITZERS:
@@ -211,6 +216,12 @@ def _check_kibitzers(
         )
     if len({k.name for k in kibitzers}) < len(kibitzers):
         raise ConfigError(f'{path}: [[kibitzer]] "{kibitzers[1].name}": duplicate kibitzer name')
+    for k in kibitzers:
+        if k.name in players:
+            raise ConfigError(
+                f'{path}: [[kibitzer]] "{k.name}": a kibitzer may not carry a player\'s name '
+                "(TCEC's viewer labels the engines' and the kibitzers' panels by name)"
+            )
     if tournament.live_dir is None:
         raise ConfigError(
             f'{path}: [[kibitzer]] "{kibitzers[0].name}": kibitzers write TCEC\'s live files: '
@@ -222,6 +233,20 @@ def _check_kibitzers(
                 f'{path}: [[kibitzer]] "{k.name}" requires: a kibitzer runs on a game host of '
                 'its own only with a Dask scheduler (executor = "dask://HOST:PORT" or '
                 f'"tls://HOST:PORT"), not "{tournament.executor}"'
+            )
+
+
+def _check_own_games(path: Path, tournament: TournamentConfig, given: object) -> None:
+    """A system that gives every game with its colours (a knockout's and a match's game
+    pairs) takes no `format` or `schedule`: one given is refused, not silently ignored."""
+    system = lookup(tournament.system)
+    if not system.own_games or not isinstance(given, dict):
+        return
+    for key in ("format", "schedule"):
+        if key in given:
+            raise ConfigError(
+                f"{path}: [tournament] {key}: {system.noun} plays its own game pairs, each "
+                f"with colours reversed: leave {key} out"
             )
 
 

@@ -142,6 +142,10 @@ class EngineConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_fie
     ] = msgspec.field(default_factory=dict)
     #: a team Swiss: the engine's team
     team: Name | None = None
+    #: how its answers are stamped: "socket", by the kernel as it writes them (exact,
+    #: whatever the daemon does); "pipe", when the daemon reads them, for an engine whose
+    #: runtime cannot write to a socket (Node.js, which discards output it cannot place)
+    stdout: Literal["socket", "pipe"] = "socket"
 
     def __post_init__(self) -> None:
         _clean(self, "name", "team")
@@ -252,8 +256,8 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
         if self.concurrency > self.concurrency_cap:
             raise ValueError(
                 f"concurrency: {self.concurrency} games at once is more than concurrency_cap "
-                f"({self.concurrency_cap}); each game runs two engine processes (and a worker "
-                'process with executor = "processes"): raise concurrency_cap to allow it'
+                f"({self.concurrency_cap}); each game runs two engine processes: raise "
+                "concurrency_cap to allow it"
             )
         if len(set(self.tiebreaks)) != len(self.tiebreaks):
             raise ValueError("tiebreaks: each tiebreak may be given once")

@@ -18,7 +18,7 @@ import msgspec
 import msgspec.inspect as mi
 
 from orchestrator.core.errors import OrchestratorError
-from orchestrator.core.event.model import Options
+from orchestrator.core.event.parts import Options
 from orchestrator.core.game.clock import TimeControl, TimeControlError
 
 __all__ = [

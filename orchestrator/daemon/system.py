@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from orchestrator.engines.adapter import ENGINE_PIDS, die_with_parent
+from orchestrator.engines.procfs import processes
 from orchestrator.executor import HELPER_PIDS
 
 
@@ -202,7 +203,7 @@ def sweep_orphans(own: set[int] | frozenset[int] = frozenset()) -> int:
     session = os.getsid(0)
     for _ in range(8):  # an orphan's own children become ours when it dies: a few passes
         found = []
-        for pid, state in _children(me):
+        for pid, state, _, _ in (p for p in processes() if p.parent == me):
             if pid in own:
                 continue
             with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -217,19 +218,3 @@ def sweep_orphans(own: set[int] | frozenset[int] = frozenset()) -> int:
                 os.waitpid(pid, 0)
             swept += 1
     return swept
-
-
-def _children(parent: int) -> list[tuple[int, str]]:
-    """(pid, state) of the processes whose parent is `parent`, from /proc."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[1]) == parent:
-            found.append((int(entry.name), fields[0]))
-    return found

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from orchestrator.config.model import Config, ConfigError
 from orchestrator.core.cpus import Core, CpuPlan, TooFewCores, cpu_list, plan_slots
+from orchestrator.engines.procfs import processes
 
 __all__ = ["SYS_CPU", "cpu_plan", "pin", "pinned", "read_cores"]
 
@@ -49,16 +50,18 @@ def read_cores(root: Path = SYS_CPU, allowed: Sequence[int] | None = None) -> li
 
 
 def pin(pid: int, cpus: Sequence[int]) -> None:
-    """Move every thread of process `pid` to `cpus` (threads it starts later inherit the
-    set from the thread that starts them).  A process that has exited is left alone."""
-    tasks = Path(f"/proc/{pid}/task")
-    try:
-        tids = [int(t.name) for t in tasks.iterdir()]
-    except OSError:
-        tids = [pid]
-    for tid in tids:
-        with contextlib.suppress(ProcessLookupError):
-            os.sched_setaffinity(tid, cpus)
+    """Move every thread of process `pid`, and of every process of the process group it
+    leads (an engine's: a wrapper script's children started before the pin), to `cpus`
+    (threads and processes started later inherit the set of the one that starts them).  A
+    process that has exited is left alone."""
+    for member in {pid, *(p.pid for p in processes() if p.group == pid)}:
+        try:
+            tids = [int(t.name) for t in Path(f"/proc/{member}/task").iterdir()]
+        except OSError:
+            tids = [member]
+        for tid in tids:
+            with contextlib.suppress(ProcessLookupError):
+                os.sched_setaffinity(tid, cpus)
 
 
 def pinned(pid: int) -> tuple[int, ...]:

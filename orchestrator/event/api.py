@@ -264,6 +264,22 @@ class HeadToHeadJSON(TypedDict):
     planned: int
     elo: float | None
     margin: float | None
+    #: the tiebreak matches of a tied match, so far, each scored on its own
+    tiebreaks: list[TiebreakJSON]
+    #: the engine that won the match (tiebreaks included), once it is over; None otherwise
+    winner: str | None
+    #: whether it ended tied (`shared = true`)
+    shared: bool
+
+
+class TiebreakJSON(TypedDict):
+    """A tiebreak match of a tied match: its games so far of `planned`, at `tc` (None: the
+    event's), and the points of each engine (in the match's order)."""
+
+    games: int
+    planned: int
+    tc: str | None
+    points: list[float]
 
 
 class StandingsJSON(TypedDict):

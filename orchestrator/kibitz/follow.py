@@ -38,6 +38,7 @@ from orchestrator.engines.adapter import Engine, EngineFault
 from orchestrator.event.export import round_tag
 from orchestrator.event.settings import EventSettings
 from orchestrator.event.tcec_files import KibitzEntry, kibitz_entry, liveeval_json
+from orchestrator.kibitz.analysis import analyse
 from orchestrator.store.database import Store, StoreError
 
 __all__ = ["Kibitzer", "Position", "featured", "follow"]
@@ -112,22 +113,6 @@ class Analyser(Protocol):
 
     async def close(self) -> None:
         """Stop it and kill its engine."""
-
-
-async def analyse(
-    engine: Engine, board: chess.Board
-) -> AsyncGenerator[chess.engine.InfoDict, None]:
-    """`engine`'s analysis of `board` without a limit, one info at a time, until the engine
-    stops by itself (or the caller closes the generator, which stops the engine)."""
-    analysis = await engine.protocol.analysis(board)
-    try:
-        while True:
-            try:
-                yield await analysis.get()
-            except chess.engine.AnalysisComplete:
-                return
-    finally:
-        analysis.stop()
 
 
 class LocalAnalyser:

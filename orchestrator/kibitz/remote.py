@@ -36,7 +36,7 @@ from distributed import Client, Future, get_worker
 from orchestrator.config.model import ConfigError, KibitzerConfig, TournamentConfig, dask_address
 from orchestrator.engines.adapter import Engine, EngineFault
 from orchestrator.executor.cluster import connect_client, security
-from orchestrator.kibitz.follow import analyse
+from orchestrator.kibitz.analysis import analyse
 
 __all__ = ["KibitzHost", "RemoteAnalyser", "RemoteHosts"]
 

@@ -154,11 +154,22 @@ def head_to_head(data: HeadToHeadJSON) -> str:
     first, second = data["engines"]
     elo = "unbounded" if data["elo"] is None else f"{data['elo']:+.1f}"
     margin = "" if data["margin"] is None else f" ± {data['margin']:.1f} (95%)"
+    tiebreaks = "".join(
+        f"<p class='tiebreak'>Tiebreak {n}{' at ' + _e(t['tc']) if t['tc'] else ''}: "
+        f"{_e(first)} {t['points'][0]:g} - {t['points'][1]:g} {_e(second)} after "
+        f"{t['games']} of {t['planned']} games</p>"
+        for n, t in enumerate(data["tiebreaks"], 1)
+    )
+    ending = ""
+    if data["winner"]:
+        ending = f"<p id='winner'>Winner: {_e(data['winner'])}</p>"
+    elif data["shared"]:
+        ending = "<p id='winner'>Shared: the match ended tied</p>"
     return (
         f"<h2>Match</h2><p id='match'>{_e(first)} {data['points'][0]:g} - "
         f"{data['points'][1]:g} {_e(second)} after {data['games']} of "
         f"{data['planned']} games (+{data['wins']} ={data['draws']} -{data['losses']}); "
-        f"Elo difference {elo}{margin}</p>"
+        f"Elo difference {elo}{margin}</p>{tiebreaks}{ending}"
     )
 
 

@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orchestrator.core.event.model import Options, Player, Rules, StateError, Tournament
+from orchestrator.core.event.model import (
+    Game,
+    Options,
+    Player,
+    Result,
+    Rules,
+    StateError,
+    Tournament,
+)
 from orchestrator.core.event.simulation import simulate
-from orchestrator.core.pairing import lookup, pair_next
+from orchestrator.core.pairing.registry import lookup
+from orchestrator.core.pairing.round import pair_next
 
 
 @settings(max_examples=60, deadline=None)
@@ -58,6 +68,65 @@ def test_a_match_alternates_who_has_white_first_and_stops_at_its_games() -> None
         [("B", "A"), ("A", "B")],
         [("A", "B"), ("B", "A")],
     ]
-    assert lookup("match").most(2, 1, rules.system_options) == 3
-    with pytest.raises(StateError, match="all 6 games of the match are played"):
-        pair_next(t)
+    assert lookup("match").most(2, 1, rules.system_options) is None  # a tie goes on
+    assert lookup("match").ends_itself
+
+
+def play(options: dict[str, Any], results: list[Result]) -> tuple[Tournament, list[Game]]:
+    """A match of A (seed 1) and B fed `results` game by game; the games it asked for."""
+    rules = Rules(system="match", system_options=Options(options))
+    t = Tournament((Player("A", 1), Player("B", 2)), rules=rules)
+    asked: list[Game] = []
+    pending = list(results)
+    while not (pairing := pair_next(t)).finished:
+        assert len(pending) >= len(pairing.games), "the match asked for more games"
+        asked += pairing.games
+        played = [pending.pop(0) for _ in pairing.games]
+        t = Tournament(t.players, (*t.rounds, pairing.as_round(tuple(played))), rules)
+    assert not pending, "the match ended before its games"
+    return t, asked
+
+
+def test_a_tied_match_goes_to_its_tiebreak_matches_the_last_repeating() -> None:
+    """TCEC's Superfinal: a rapid match, then blitz matches until one is won; each scored
+    on its own, at its own time control, a game pair at a time."""
+    options = {
+        "games": 4,
+        "tiebreaks": [{"games": 4, "tc": "1500+10"}, {"games": 2, "tc": "300+2"}],
+    }
+    draw: Result = "1/2-1/2"
+    white_wins: Result = "1-0"
+    black_wins: Result = "0-1"
+    results = [draw] * 4  # regulation (pairs 1-2): 2-2
+    results += [white_wins, white_wins, draw, draw]  # rapid (pairs 3-4): each wins once
+    results += [draw, draw]  # blitz 1 (pair 5): 1-1
+    results += [black_wins, draw]  # blitz 2 (pair 6, B White first): A 1.5 - 0.5
+    t, asked = play(options, results)
+    assert [(g.stage, g.number, g.tc) for g in asked] == [(None, None, None)] * 4 + [
+        (2, 1, "1500+10"), (2, 2, "1500+10"), (2, 3, "1500+10"), (2, 4, "1500+10"),
+        (3, 1, "300+2"), (3, 2, "300+2"),
+        (4, 1, "300+2"), (4, 2, "300+2"),
+    ]  # fmt: skip
+    final = pair_next(t)
+    assert final.finished and final.places == (("1", "A"), ("2", "B"))
+    # every pair: one opening, colours reversed, the first White alternating
+    assert [(g.white, g.black) for g in asked[::2]] == [
+        ("A", "B"), ("B", "A"), ("A", "B"), ("B", "A"), ("A", "B"), ("B", "A")
+    ]  # fmt: skip
+
+
+def test_a_tie_without_tiebreaks_goes_on_in_game_pairs_at_the_event_s_time_control() -> None:
+    results: list[Result] = ["1/2-1/2"] * 4 + ["0-1", "1/2-1/2"]
+    t, asked = play({"games": 2}, results)
+    assert [(g.stage, g.tc) for g in asked[2:]] == [(2, None)] * 2 + [(3, None)] * 2
+    assert pair_next(t).places == (("1", "B"), ("2", "A"))  # B won the second pair as Black
+
+
+def test_a_shared_match_ends_tied_when_the_config_asks_for_it() -> None:
+    t, _ = play({"games": 2, "shared": True}, ["1-0", "1-0"])
+    assert pair_next(t).places == (("1-2", "A"), ("1-2", "B"))
+    with pytest.raises(StateError, match="shared: a shared result breaks no tie"):
+        Rules(
+            system="match",
+            system_options=Options({"games": 2, "shared": True, "tiebreaks": [{"games": 2}]}),
+        )

@@ -17,13 +17,13 @@ from typer.testing import CliRunner
 
 from orchestrator.cli import app
 from orchestrator.core.event.model import Game, Player, Round, Rules, StateError, Tournament
-from orchestrator.core.pairing import pair_next
 from orchestrator.core.pairing.knockout import (
     KnockoutOptions,
     bracket,
     calculate_seeds,
     decided,
 )
+from orchestrator.core.pairing.round import pair_next
 from tests.support.paths import DATA
 
 CUPS = sorted((DATA / "tcec-cup").glob("cup*.json"))

@@ -14,8 +14,8 @@ import pytest
 from orchestrator.config.load import load
 from orchestrator.config.model import ConfigError
 from orchestrator.core.event import state_json
-from orchestrator.core.pairing import names, pair_next, register
-from orchestrator.core.pairing.registry import unregister
+from orchestrator.core.pairing.registry import names, register, unregister
+from orchestrator.core.pairing.round import pair_next
 from tests.support.paths import ROOT
 
 WITH_TOY = "import tests.support.toy_system, sys; from orchestrator.cli import main; main()"

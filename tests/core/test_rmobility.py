@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from orchestrator.core.event.model import Game, Player, Round, Rules, Tournament
 from orchestrator.core.event.standings import standings
-from orchestrator.core.game.rmobility import Goal, g_score, parse, points
+from orchestrator.core.game.rmobility import Goal, g_score, goal_at_end, parse, points
 
 
 def _ending(board: chess.Board, test: Callable[[chess.Board], bool]) -> chess.Move | None:
@@ -119,3 +119,31 @@ def test_r_mobility_points_break_a_tie_as_tcec_s_league_does() -> None:
     assert a.score == b.score and a.tiebreaks["sb"] == b.tiebreaks["sb"]
     assert a.rmobility > b.rmobility  # 1 + (1/2 - 1/2**22) against 1 - 1/2**8 + (1/2 + 1/2**22)
     assert [line.place for line in standings(t, ("sb",))][:2] == ["1-2", "1-2"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(0, 160))
+def test_the_goal_at_a_game_s_end_is_the_whole_game_s(seed: int, plies: int) -> None:
+    """`g_score` and `goal_at_end` (the runner's), which count only from the last pawn move
+    or capture, give the goal the definition gives counting every position; `goal_at_end`
+    leaves the board as it was."""
+    rng = random.Random(seed)
+    board = chess.Board()
+    for _ in range(plies):
+        moves = sorted(board.legal_moves, key=lambda m: m.uci())
+        if not moves:
+            break
+        board.push(rng.choice(moves))
+    stack, fen = list(board.move_stack), board.fen()
+    # the definition, every position counted: a pawn move or capture starts afresh
+    replay = chess.Board()
+    best = Goal(replay.legal_moves.count(), replay.is_check(), not replay.turn)
+    for move in stack:
+        reset = replay.is_zeroing(move)
+        replay.push(move)
+        goal = Goal(replay.legal_moves.count(), replay.is_check(), not replay.turn)
+        if reset or goal.g < best.g:
+            best = goal
+    assert g_score(chess.Board(), stack) == best
+    assert goal_at_end(board) == best
+    assert board.move_stack == stack and board.fen() == fen

@@ -8,7 +8,7 @@ import pytest
 
 from orchestrator.core.event.model import Player, Rules, Tournament
 from orchestrator.core.event.simulation import simulate
-from orchestrator.core.pairing import pair_next
+from orchestrator.core.pairing.round import pair_next
 from orchestrator.core.pairing.roundrobin import berger_round, total_rounds
 
 RR = Rules(system="round-robin", format="single")

@@ -9,7 +9,7 @@ from msgspec.structs import replace
 from orchestrator.core.event.model import Player, Rules, Tournament
 from orchestrator.core.event.simulation import Simulation, simulate
 from orchestrator.core.event.state_json import validate
-from orchestrator.core.pairing import pair_next
+from orchestrator.core.pairing.round import pair_next
 from orchestrator.core.pairing.swiss import replay
 from tests.support.reference_swiss import reference_pair
 

@@ -9,7 +9,7 @@ import pytest
 from orchestrator.core.event.model import Game, Player, Round, Rules, Tournament
 from orchestrator.core.event.simulation import simulate
 from orchestrator.core.event.state_json import decode
-from orchestrator.core.pairing import pair_next
+from orchestrator.core.pairing.round import pair_next
 from orchestrator.core.pairing.swiss import replay
 from tests.support.reference_swiss import reference_pair
 

@@ -28,10 +28,10 @@ from orchestrator.core.event.model import (
     Rules,
     Tournament,
 )
-from orchestrator.core.pairing import pair_next
 from orchestrator.core.pairing.bakert import Entry, best_matching, weight, weights
 from orchestrator.core.pairing.matching import PerfectMatching
 from orchestrator.core.pairing.ranked import History
+from orchestrator.core.pairing.round import pair_next
 from tests.support.daemon import event_config, start_daemon
 
 

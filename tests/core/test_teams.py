@@ -21,7 +21,7 @@ from orchestrator.cli import app
 from orchestrator.core.event import state_json
 from orchestrator.core.event.model import RESULTS, Game, Player, Round, Rules, Team, Tournament
 from orchestrator.core.event.standings import tally
-from orchestrator.core.pairing import pair_next
+from orchestrator.core.pairing.round import pair_next
 from orchestrator.core.pairing.teams import match_games, team_standings
 from orchestrator.event.controls import ControlRefused, PairManual
 from orchestrator.event.sample import sample_view

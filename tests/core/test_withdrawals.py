@@ -15,7 +15,7 @@ from orchestrator.core.event import state_json
 from orchestrator.core.event.model import Game, Player, Round, Rules, StateError, Tournament
 from orchestrator.core.event.simulation import simulate
 from orchestrator.core.event.standings import standings
-from orchestrator.core.pairing import pair_next
+from orchestrator.core.pairing.round import pair_next
 from orchestrator.core.pairing.swiss import replay
 
 

@@ -18,7 +18,7 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from orchestrator.core.pairing import pair_next
+from orchestrator.core.pairing.round import pair_next
 from orchestrator.event.controls import (
     Adjudicate,
     Control,

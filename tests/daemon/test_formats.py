@@ -27,6 +27,7 @@ from tests.support.daemon import (
     run_in_process,
     stored_games,
 )
+from tests.support.paths import SCRIPTED
 from tests.support.processes import engines_alive
 
 ENGINES = [f"K{i:02d}" for i in range(1, 17)]
@@ -41,7 +42,7 @@ def knockout_config(folder: Path) -> Path:
     """16 scripted engines whose pair of names decides every game (a pair that draws goes
     to its one tiebreak pair, then to the better seed), in explicit seed order."""
     extra = KNOCKOUT + f'live_dir = "{folder / "live"}"\n'
-    config = event_config(folder, players=ENGINES, rounds=None, extra=extra)
+    config = event_config(folder, players=ENGINES, rounds=None, extra=extra, legs=False)
     config.write_text(config.read_text().replace('seeding = "group"', 'seeding = "explicit"'))
     return config
 
@@ -182,10 +183,10 @@ def test_a_hundred_game_match_plays_fifty_openings_each_twice_back_to_back(
 ) -> None:
     openings = openings_file(tmp_path, 60)
     extra = (
-        'system = "match"\nsystem_options = { games = 100 }\n'
+        'system = "match"\nsystem_options = { games = 100, shared = true }\n'
         f'openings = "{openings}"\nopening_order = "sequential"\n'
     )
-    config = event_config(tmp_path, players=["Alpha", "Beta"], rounds=None, extra=extra)
+    config = event_config(tmp_path, players=["Alpha", "Beta"], rounds=None, extra=extra, legs=False)
     asyncio.run(run_in_process(config))
     with sqlite3.connect(tmp_path / "event.sqlite") as conn:
         games = conn.execute(
@@ -204,6 +205,67 @@ def test_a_hundred_game_match_plays_fifty_openings_each_twice_back_to_back(
     assert match["wins"] + match["draws"] + match["losses"] == 100
     text = cli("standings", "--db", str(tmp_path / "event.sqlite"))
     assert "Elo difference: " in text and "after 100 of 100 games" in text
+    assert match["shared"] and match["winner"] is None and match["tiebreaks"] == []
+
+
+def test_a_tied_match_goes_to_its_tiebreak_at_its_own_time_control(tmp_path: Path) -> None:
+    """Two scripted engines draw at 60+1 and A wins at fast time controls: the 2-game match
+    is tied, its tiebreak match (2 games at 10+0.1) is A's; the PGN's TimeControl and Round
+    show the tiebreak, and the standings and the log name one winner."""
+    engines = "".join(
+        f"""
+[[engine]]
+name = "{name}"
+command = [{json.dumps(sys.executable)}, {json.dumps(str(SCRIPTED))}, "--name", "{name}",
+           "--seed", "{seed}", "--score-below", "20000:{cp}"]
+"""
+        for seed, (name, cp) in enumerate((("A", 1500), ("B", -1500)))
+    )
+    config = tmp_path / "match.toml"
+    config.write_text(
+        f"""
+[tournament]
+name = "Tied Match"
+system = "match"
+system_options = {{ games = 2, tiebreaks = [{{ games = 2, tc = "10+0.1" }}] }}
+tc = "60+1"
+database = "event.sqlite"
+pgn_dir = "pgn"
+
+[adjudication]
+win = {{ plies = 4, score = 10.0 }}
+draw = {{ from_move = 1, plies = 6, score = 0.15 }}
+max_moves = 40
+{engines}"""
+    )
+    out = run_daemon(config)
+    assert out.returncode == 0, out.stderr + out.stdout[-3000:]
+    with sqlite3.connect(tmp_path / "event.sqlite") as conn:
+        rows = conn.execute(
+            "SELECT white, black, result, tc, stage, slot, match_game, pgn FROM games "
+            "ORDER BY round, number"
+        ).fetchall()
+    assert [(w, b, r, tc) for w, b, r, tc, *_ in rows] == [
+        ("A", "B", "1/2-1/2", None),
+        ("B", "A", "1/2-1/2", None),
+        ("B", "A", "0-1", "10+0.1"),  # the second pair: B has White first
+        ("A", "B", "1-0", "10+0.1"),
+    ]
+    tags = [chess.pgn.read_headers(io.StringIO(row[-1])) for row in rows]
+    assert [(h["TimeControl"], h["Round"]) for h in tags] == [
+        ("60+1", "1.1"), ("60+1", "1.2"), ("10+0.1", "2.1.1"), ("10+0.1", "2.1.2")
+    ]  # fmt: skip
+    standings: dict[str, Any] = cli("standings", "--db", str(tmp_path / "event.sqlite"), "--json")
+    match = standings["match"]
+    assert match["points"] == [1.0, 1.0] and match["winner"] == "A"
+    assert match["tiebreaks"] == [{"games": 2, "planned": 2, "tc": "10+0.1", "points": [2, 0]}]
+    assert standings["standings"][0]["name"] == "A"
+    text = cli("standings", "--db", str(tmp_path / "event.sqlite"))
+    assert "Tiebreak 1 at 10+0.1: A 2 - 0 B after 2 of 2 games" in text and "Winner: A" in text
+    finished = [
+        json.loads(line) for line in out.stdout.splitlines() if "tournament_finished" in line
+    ]
+    assert finished and finished[-1]["winner"] == "A"
 
 
 def test_the_daemon_plays_a_gauntlet(tmp_path: Path) -> None:

@@ -285,12 +285,13 @@ class Watcher(threading.Thread):
         self.folder = folder
         self.seen: dict[str, dict[str, Any]] = {}  # text: parsed, per file
         self.by_file: dict[str, list[Any]] = {name: [] for name in self.NAMES}
-        self.rounds: list[tuple[str, str]] = []  # (kibitzer round, live round) at one read
+        # (a kibitzer's round, the live game's round last read before it)
+        self.rounds: list[tuple[str, str]] = []
         self.done = threading.Event()
 
     def run(self) -> None:
+        live_round = None
         while not self.done.is_set():
-            live_round = None
             for name in self.NAMES:
                 try:
                     raw = (self.folder / name).read_text()
@@ -361,9 +362,12 @@ def test_the_live_files_give_tcec_s_viewer_every_field_it_reads(tmp_path: Path) 
 
     problems = check(files)
     assert problems == [], "\n".join(problems)
-    # a kibitzer's round is the live game's when both were read together: the viewer
-    # drops a kibitzer's analysis of another game
-    assert watcher.rounds and sum(k == g for k, g in watcher.rounds) >= len(watcher.rounds) * 0.8
+    # kibitzers analyse the live game: the viewer drops a kibitzer's analysis of another
+    # game.  Each analysis is of a game that was live, and mostly of the one live when it
+    # was read (a kibitzer moves to the next game a moment after live.json does)
+    live_rounds = {data["Headers"]["Round"] for data in watcher.by_file["live.json"]}
+    assert watcher.rounds and {k for k, _ in watcher.rounds} <= live_rounds
+    assert sum(k == g for k, g in watcher.rounds) >= len(watcher.rounds) * 0.5
 
 
 def cup(folder: Path) -> Any:
@@ -371,10 +375,12 @@ def cup(folder: Path) -> Any:
     Eventcrosstable.json."""
     folder.mkdir()
     extra = (
-        'system = "knockout"\nsystem_options = { stage_games = [2, 2] }\n'
+        'system = "knockout"\nsystem_options = { stage_games = [2, 2], tiebreak_pairs = 1 }\n'
         f'live_dir = "{folder / "live"}"\n'
     )
-    config = event_config(folder, players=["C1", "C2", "C3", "C4"], rounds=None, extra=extra)
+    config = event_config(
+        folder, players=["C1", "C2", "C3", "C4"], rounds=None, extra=extra, legs=False
+    )
     asyncio.run(run_in_process(config))
     return json.loads((folder / "live" / "Eventcrosstable.json").read_text())
 

@@ -1,6 +1,7 @@
 """Pinned cores on a real host: the topology read from a fake /sys under a test folder, a
 process's every thread moved, and a daemon-played event whose engines each run on a core of
-their own; too few cores is one line (check: exit 1, run: exit 2)."""
+their own, a wrapped engine's children with it; too few cores is one line (check: exit 1,
+run: exit 2)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,20 @@ import threading
 import time
 from pathlib import Path
 
+import chess
 import pytest
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
+from orchestrator.config.model import EngineConfig
 from orchestrator.core.cpus import Core, cpu_text, plan_slots
+from orchestrator.core.game.adjudication import Adjudication
+from orchestrator.core.game.clock import TimeControl
+from orchestrator.core.game.record import MoveRecord
 from orchestrator.engines.affinity import pin, pinned, read_cores
+from orchestrator.game.game import GameSpec, play_game
 from tests.support.daemon import event_config, run_daemon
+from tests.support.paths import SCRIPTED
 
 LINUX = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="Linux only")
 
@@ -165,3 +173,40 @@ def test_too_few_cores_is_one_line(tmp_path: Path) -> None:
     assert ran.exit_code == 2, ran.output
     assert "need 2 cores; 1 are available" in ran.stderr
     assert not (tmp_path / "event.sqlite").exists()
+
+
+@LINUX
+async def test_a_wrapped_engine_s_children_are_pinned_with_it(tmp_path: Path) -> None:
+    """An engine started by a wrapper script (`sh -c "engine ...; exit $?"`, which starts
+    the engine as its child before any pin): every task of the engine's process group, the
+    wrapper and the real engine, is inside the game's set at every move."""
+    cpus = sorted(os.sched_getaffinity(0))
+    if len(cpus) < 2:
+        pytest.skip("a game's two engines need two cores")
+
+    def wrapped(name: str) -> EngineConfig:
+        line = f"{sys.executable} {SCRIPTED} --name {name} --delay 50 --tag {tmp_path}"
+        return EngineConfig(name=name, command=("/bin/sh", "-c", f"{line}; exit $?"))
+
+    sets = {"W": (cpus[-1],), "B": (cpus[0],)}
+    seen: list[dict[str, tuple[tuple[int, ...], tuple[int, ...]]]] = []
+
+    def on_move(move: MoveRecord, board: chess.Board) -> None:
+        found = {}
+        for name, pid in engine_pids(tmp_path).items():  # the real engines, not the wrappers
+            wrapper = int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])
+            found[name] = (pinned(pid), pinned(wrapper))
+        seen.append(found)
+
+    spec = GameSpec(
+        wrapped("W"),
+        wrapped("B"),
+        TimeControl.parse("30+0"),
+        adjudication=Adjudication(win=None, draw=None, max_moves=4),
+        cpus=(sets["W"], sets["B"]),
+    )
+    record = await play_game(spec, on_move=on_move)
+    assert record.fault is None and record.plies == 8, record.reason
+    assert len(seen) == 8
+    for found in seen:
+        assert found == {name: (cpu, cpu) for name, cpu in sets.items()}, found

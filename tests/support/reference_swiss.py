@@ -103,4 +103,4 @@ def reference_pair(t: Tournament) -> Pairing:
             if t.rules.schedule == "legs"
             else [x for p in zip(games, back, strict=True) for x in p]
         )
-    return Pairing(number, tuple(games), bye, removed)
+    return Pairing(number, tuple(games), bye=bye, dropped_rounds=removed)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import msgspec
 
 from orchestrator.core.event.model import Game, Tournament
-from orchestrator.core.pairing import Draft, System, register
+from orchestrator.core.pairing.registry import Draft, System, register
 
 
 class ToyOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import msgspec
 
 from orchestrator.core.event.model import Pairing, Result, Tournament
-from orchestrator.core.pairing import pair_next
+from orchestrator.core.pairing.round import pair_next
 
 
 @dataclass(frozen=True)

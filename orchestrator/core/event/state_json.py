@@ -95,7 +95,7 @@ def loads(text: str) -> Tournament:
     (['A', 'B'], 'single')
     >>> loads('{"players": 3}')
     Traceback (most recent call last):
-    orchestrator.core.event.model.StateError: players: expected a list, not 3
+    orchestrator.core.event.parts.StateError: players: expected a list, not 3
     """
     try:
         data = parse_json(text)
@@ -156,7 +156,7 @@ def validate(t: Tournament) -> None:
 
     >>> validate(Tournament((Player("A", 1), Player("B", 1))))
     Traceback (most recent call last):
-    orchestrator.core.event.model.StateError: duplicate seed 1
+    orchestrator.core.event.parts.StateError: duplicate seed 1
     """
     names: set[str] = set()
     seeds: set[int] = set()

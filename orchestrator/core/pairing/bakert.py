@@ -219,16 +219,10 @@ def weight_matrix(field: Sequence[Entry]) -> npt.NDArray[np.float64]:
     best = np.maximum(points[:, None], points[None, :])
     closeness = highest - np.abs(points[:, None] - points[None, :])
     matrix: npt.NDArray[np.float64] = (best + 1) * (closeness + 1)
-    index = {e.id: i for i, e in enumerate(field)}
     bonus = quality(highest, highest) + 1
-    for i, e in enumerate(field):  # the repeat bonus: a pair met fewer times than the most
-        counter = Counter(e.opponents)
-        most = max(counter.values(), default=0)
-        for opponent, times in counter.items():
-            j = index.get(opponent)
-            if j is not None and j < i and times < most:
-                matrix[i, j] += bonus
-                matrix[j, i] += bonus
+    for i, j in bonus_pairs(field):  # the repeat bonus: a pair met fewer times than the most
+        matrix[i, j] += bonus
+        matrix[j, i] += bonus
     np.fill_diagonal(matrix, 0)
     return matrix
 
@@ -244,16 +238,25 @@ def bonus_ends(field: Sequence[Entry]) -> set[int]:
     >>> sorted(bonus_ends([field[2], field[1], field[0]]))  # A later than C: A met C once, B twice
     [0, 2]
     """
+    return {end for pair in bonus_pairs(field) for end in pair}
+
+
+def bonus_pairs(field: Sequence[Entry]) -> Iterator[tuple[int, int]]:
+    """The pairs (i, j), j < i, that get the repeat bonus: entry i has met the earlier
+    entry j fewer times than its most frequent opponent.
+
+    >>> field = [Entry("A", 3, ("B", "B", "C")), Entry("B", 0, ("A", "A")), Entry("C", 1, ("A",))]
+    >>> list(bonus_pairs([field[2], field[1], field[0]]))
+    [(2, 0)]
+    """
     index = {e.id: i for i, e in enumerate(field)}
-    ends: set[int] = set()
     for i, e in enumerate(field):
         counter = Counter(e.opponents)
         most = max(counter.values(), default=0)
         for opponent, times in counter.items():
             j = index.get(opponent)
             if j is not None and j < i and times < most:
-                ends |= {i, j}
-    return ends
+                yield i, j
 
 
 def class_matching(field: Sequence[Entry], rng: random.Random) -> list[tuple[int, int]]:

@@ -12,6 +12,7 @@ openings.  The engine with White first alternates from pair to pair, seed 1 firs
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 import msgspec
@@ -21,7 +22,16 @@ from orchestrator.core.pairing.registry import Draft, System
 from orchestrator.core.pairing.round import check_replay
 from orchestrator.core.pairing.roundrobin import berger_game
 
-__all__ = ["GAUNTLET", "MATCH", "GauntletOptions", "MatchOptions", "gauntlet_round"]
+__all__ = [
+    "GAUNTLET",
+    "MATCH",
+    "GauntletOptions",
+    "MatchOptions",
+    "MatchState",
+    "TiebreakMatch",
+    "gauntlet_round",
+    "match_state",
+]
 
 
 class GauntletOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -30,10 +40,94 @@ class GauntletOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     gauntlets: Annotated[int, msgspec.Meta(ge=1, description="an integer >= 1")] = 1
 
 
-class MatchOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """The games of a match, in game pairs."""
+EvenGames = Annotated[int, msgspec.Meta(ge=2, multiple_of=2, description="an even number >= 2")]
 
-    games: Annotated[int, msgspec.Meta(ge=2, multiple_of=2, description="an even number >= 2")] = 2
+
+class TiebreakMatch(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """A tiebreak of a tied match: `games` more games, in game pairs, at `tc` (None: the
+    event's time control), scored on their own."""
+
+    games: EvenGames
+    tc: str | None = None
+
+    def __post_init__(self) -> None:
+        from orchestrator.core.game.clock import TimeControl
+
+        if self.tc is not None:
+            try:
+                TimeControl.parse(self.tc)
+            except ValueError as exc:
+                raise ValueError(f"tc: {exc}") from None
+
+
+#: a tied match without tiebreaks of its own: game pairs at the event's time control
+PAIRS = (TiebreakMatch(2),)
+
+
+class MatchOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The games of a match, in game pairs; how a tie after them is broken: the `tiebreaks`
+    matches in turn, the last one repeating (by default, game pairs at the event's time
+    control, until one is decisive), or not at all with `shared`."""
+
+    games: EvenGames = 2
+    tiebreaks: tuple[TiebreakMatch, ...] = ()
+    shared: bool = False
+
+    def __post_init__(self) -> None:
+        if self.shared and self.tiebreaks:
+            raise ValueError("shared: a shared result breaks no tie: leave tiebreaks out")
+
+
+@dataclass(frozen=True)
+class MatchState:
+    """Where a match stands: its regulation games and each tiebreak match played so far
+    (its settings and games), and its places once it is over.
+
+    >>> from orchestrator.core.event.model import Player, Round
+    >>> players = (Player("A", 1), Player("B", 2))
+    >>> drawn = Round(1, (Game("A", "B", "1/2-1/2"), Game("B", "A", "1/2-1/2")))
+    >>> state = match_state(Tournament(players, (drawn,)), MatchOptions())
+    >>> state.places, [len(games) for _, games in state.tiebreaks]
+    ((), [0])
+    >>> won = Round(2, (Game("B", "A", "1-0"), Game("A", "B", "1/2-1/2")))
+    >>> match_state(Tournament(players, (drawn, won)), MatchOptions()).places
+    (('1', 'B'), ('2', 'A'))
+    """
+
+    first: str
+    second: str
+    regulation: tuple[Game, ...]
+    tiebreaks: tuple[tuple[TiebreakMatch, tuple[Game, ...]], ...]
+    places: tuple[tuple[str, str], ...] = ()
+
+    def score(self, games: tuple[Game, ...]) -> float:
+        """The first seed's points in `games` minus the second's."""
+        return sum(2 * g.points(self.first) - 1 for g in games)
+
+
+def match_state(t: Tournament, options: MatchOptions) -> MatchState:
+    """The match of `t`'s played rounds (`MatchState`)."""
+    first, second = (p.name for p in t.by_seed())
+    played = [g for r in t.rounds for g in r.games if g.result is not None]
+    regulation = tuple(played[: options.games])
+    rest = played[options.games :]
+    state = MatchState(first, second, regulation, ())
+    if len(regulation) < options.games:
+        return state
+    tiebreaks: list[tuple[TiebreakMatch, tuple[Game, ...]]] = []
+    stages = options.tiebreaks or PAIRS
+    last: tuple[Game, ...] = regulation
+    while True:
+        margin = state.score(last)
+        if margin or options.shared:
+            winner, loser = (first, second) if margin > 0 else (second, first)
+            places = (("1", winner), ("2", loser)) if margin else (("1-2", first), ("1-2", second))
+            return MatchState(first, second, regulation, tuple(tiebreaks), places)
+        stage = stages[min(len(tiebreaks), len(stages) - 1)]
+        last, rest = tuple(rest[: stage.games]), rest[stage.games :]
+        tiebreaks.append((stage, last))
+        if len(last) < stage.games:
+            return MatchState(first, second, regulation, tuple(tiebreaks))
 
 
 def gauntlet_round(players: int, gauntlets: int, number: int) -> list[tuple[int, int]]:
@@ -113,7 +207,10 @@ def _gauntlets_fit(options: GauntletOptions, entrants: int) -> str | None:
 
 
 def pair_match(t: Tournament, options: MatchOptions) -> Draft:
-    """The next game pair of the match: one opening, colours reversed, back to back.
+    """The next game pair of the match: one opening, colours reversed, back to back; after
+    a tie, the next pair of its tiebreak match, at that match's time control (a tiebreak
+    game is stage `k + 1`, match 1, game `n` of the k-th tiebreak match); the places once
+    the match is over.
 
     >>> from orchestrator.core.event.model import Player, Round
     >>> players = (Player("A", 1), Player("B", 2))
@@ -123,17 +220,27 @@ def pair_match(t: Tournament, options: MatchOptions) -> Draft:
     >>> draft = pair_match(Tournament(players, (one,)), MatchOptions(4))
     >>> [(g.white, g.black) for g in draft.games()]
     [('B', 'A'), ('A', 'B')]
+    >>> rapid = MatchOptions(2, tiebreaks=(TiebreakMatch(4, "1500+10"),))
+    >>> tied = Round(1, (Game("A", "B", "1-0"), Game("B", "A", "1-0")))
+    >>> [(g.white, g.stage, g.number, g.tc) for g in pair_match(Tournament(players, (tied,)),
+    ...                                                          rapid).games()]
+    [('B', 2, 1, '1500+10'), ('A', 2, 2, '1500+10')]
     """
-    first, second = (p.name for p in t.by_seed())
-    done = len(t.rounds)
-    if done >= options.games // 2:
-        raise StateError(f"all {options.games} games of the match are played")
-    number = done + 1
+    state = match_state(t, options)
+    if state.places:
+        return Draft((), places=state.places)
+    number = len(t.rounds) + 1  # the pair: odd ones give seed 1 White first
     playing = {p.name for p in t.players if p.plays_in(number)}
-    if first not in playing or second not in playing:
+    if state.first not in playing or state.second not in playing:
         return Draft(())
-    white, black = (first, second) if number % 2 else (second, first)
-    return Draft(((Game(white, black), Game(black, white)),))
+    white, black = (state.first, state.second) if number % 2 else (state.second, state.first)
+    if not state.tiebreaks:
+        return Draft(((Game(white, black), Game(black, white)),))
+    stage, games = state.tiebreaks[-1]
+    k, n = len(state.tiebreaks) + 1, len(games) + 1
+    first = Game(white, black, stage=k, match=1, number=n, tc=stage.tc)
+    second = Game(black, white, stage=k, match=1, number=n + 1, tc=stage.tc)
+    return Draft(((first, second),))
 
 
 def _two(options: MatchOptions, entrants: int) -> str | None:
@@ -158,16 +265,17 @@ GAUNTLET: System[GauntletOptions] = System(
 )
 MATCH: System[MatchOptions] = System(
     "match",
-    "two engines, `games` games: each opening twice with colours reversed, back to back",
+    "two engines, `games` games: each opening twice with colours reversed, back to back; "
+    "a tie broken by `tiebreaks` (game pairs by default), or `shared`",
     pair_match,
     MatchOptions,
     noun="a match",
     default_rounds=lambda players, cycles, options: options.games // 2,
-    max_rounds=lambda players, cycles, options: options.games // 2,
     misfit=_two,
     phase=False,
     unfixable="a match's pairings are its game pairs: none can be fixed",
     own_games=True,
+    ends_itself=True,
     check_rounds=lambda t, options: check_replay(t),
     games_planned=lambda players, rules, options: options.games,
 )

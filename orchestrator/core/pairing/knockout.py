@@ -63,9 +63,10 @@ class KnockoutOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     white_first: Literal["lower", "upper"] = "lower"
     #: time controls of the tiebreak pairs, the last one repeating; empty: the event's
     tiebreak_tc: tuple[str, ...] = ()
-    #: the most tiebreak pairs of a match: one still tied after them goes to the better seed
-    #: (an unattended event must end, also between two engines that always draw)
-    tiebreak_pairs: Annotated[int, msgspec.Meta(ge=1, description="an integer >= 1")] = 10
+    #: the most tiebreak pairs of a match, where the director wants a cap: one still tied
+    #: after them goes to the better seed.  None (TCEC's rule): as many pairs as are needed;
+    #: two engines that always draw are the director's to decide (`adjudicate`)
+    tiebreak_pairs: Annotated[int, msgspec.Meta(ge=1, description="an integer >= 1")] | None = None
 
     def __post_init__(self) -> None:
         from orchestrator.core.game.clock import TimeControl
@@ -261,7 +262,8 @@ def _match(
     rank = {p.name: p.seed for p in seeded}
     known = [name for name in (upper, lower) if name is not None]
     favourite = min(known, key=lambda name: rank[name]) if known else None
-    limit = regulation + 2 * options.tiebreak_pairs
+    pairs = options.tiebreak_pairs
+    limit = regulation + 2 * pairs if pairs is not None else Match.limit
     return Match(stage, number, upper, lower, regulation, limit=limit, favourite=favourite)
 
 

@@ -15,18 +15,15 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
-from orchestrator.core.event.model import (
-    Format,
-    Game,
-    Rules,
-    Schedule,
-    StateError,
-    Tournament,
-)
+from orchestrator.core.codec import SchemaError, convert
+from orchestrator.core.event.parts import Format, Game, RoundNotes, Schedule, StateError
+
+if TYPE_CHECKING:  # the model's rules and events pair with the systems: it imports us
+    from orchestrator.core.event.model import Rules, Tournament
 
 __all__ = [
     "NO_OPTIONS",
@@ -51,19 +48,12 @@ NO_OPTIONS = NoOptions()
 Opts = TypeVar("Opts", bound=msgspec.Struct)
 
 
-@dataclass(frozen=True)
-class Draft:
+class Draft(RoundNotes, frozen=True):
     """A system's pairing of one round, before the legs: the first leg's units (each a
-    tuple of games that stay together) in playing order, the BYE, and the history rounds
-    removed to pair it."""
+    tuple of games that stay together) in playing order, and its `RoundNotes` (the BYE,
+    the history rounds removed to pair it, ...)."""
 
     units: tuple[tuple[Game, ...], ...]
-    bye: str | None = None
-    dropped_rounds: int = 0
-    #: each game's opening number, for a system that numbers them itself (`Pairing`)
-    openings: tuple[int, ...] = ()
-    #: the final places (place, name) of an event its system has ended
-    places: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def of_games(
@@ -79,7 +69,8 @@ class Draft:
         ...     (Game("A", "B"),), (Game("C", "D"),))
         True
         """
-        return cls(tuple((g,) for g in games), bye, dropped, openings)
+        units = tuple((g,) for g in games)
+        return cls(units, bye=bye, dropped_rounds=dropped, openings=openings)
 
     def games(self) -> tuple[Game, ...]:
         """The first leg's games, in playing order."""
@@ -175,8 +166,6 @@ class System(Generic[Opts]):
     def parse(self, options: Mapping[str, Any]) -> Opts:
         """`options` checked against the system's schema; a `StateError` naming the first
         bad one (`system_options: ...`)."""
-        from orchestrator.core.codec import SchemaError, convert  # the codec knows the model
-
         try:
             return convert(dict(options), self.options)
         except SchemaError as exc:
@@ -193,7 +182,7 @@ class System(Generic[Opts]):
         >>> lookup("factored").check_field({"factor": 4}, 4)
         Traceback (most recent call last):
         ...
-        orchestrator.core.event.model.StateError: system_options: factor 4 needs more than 4 ...
+        orchestrator.core.event.parts.StateError: system_options: factor 4 needs more than 4 ...
         """
         reason = self.misfit(self.parse(options), entrants)
         if reason is not None:
@@ -278,7 +267,7 @@ def lookup(name: str) -> System[Any]:
     >>> lookup("dutch")
     Traceback (most recent call last):
     ...
-    orchestrator.core.event.model.StateError: unknown system 'dutch' (one of swiss, ...)
+    orchestrator.core.event.parts.StateError: unknown system 'dutch' (one of swiss, ...)
     """
     system = _SYSTEMS.get(name)
     if system is None:

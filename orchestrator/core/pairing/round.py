@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import msgspec
 
-from orchestrator.core.event.model import Game, Pairing, StateError, Tournament
+from orchestrator.core.event.model import Game, Pairing, RoundNotes, StateError, Tournament
 from orchestrator.core.pairing.registry import Draft, legs, lookup
 
 
@@ -23,14 +23,8 @@ def pair_next(tournament: Tournament) -> Pairing:
         games = draft.games()  # the system gave every game of the round, colours and all
     else:
         games = legs(draft.units, rules.format, rules.schedule)
-    return Pairing(
-        len(tournament.rounds) + 1,
-        games,
-        draft.bye,
-        draft.dropped_rounds,
-        draft.openings,
-        draft.places,
-    )
+    notes = {f: getattr(draft, f) for f in RoundNotes.__struct_fields__}
+    return Pairing(len(tournament.rounds) + 1, games, **notes)
 
 
 def first_leg(t: Tournament) -> Draft:
@@ -75,7 +69,7 @@ def _with_fixed(t: Tournament) -> Draft:
     else:
         units, bye, dropped = (), (left[0] if left else None), 0
     fixed = tuple((Game(white, black),) for white, black in t.fixed)
-    return Draft(units + fixed, bye, dropped)
+    return Draft(units + fixed, bye=bye, dropped_rounds=dropped)
 
 
 def check_replay(t: Tournament) -> None:
@@ -89,7 +83,7 @@ def check_replay(t: Tournament) -> None:
     >>> check_replay(Tournament(players, (Round(1, (Game("C", "A", "1-0"),)),), rules=rules))
     Traceback (most recent call last):
     ...
-    orchestrator.core.event.model.StateError: round 1: the games are C-A, not A-B (as paired)
+    orchestrator.core.event.parts.StateError: round 1: the games are C-A, not A-B (as paired)
     """
     for rnd in t.rounds:
         before = msgspec.structs.replace(t, rounds=t.rounds[: rnd.number - 1])

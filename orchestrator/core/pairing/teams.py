@@ -219,7 +219,7 @@ def pair_team_swiss(t: Tournament, options: NoOptions = NO_OPTIONS) -> Draft:
     team = {x.name: x for x in t.teams}
     paired = pair_swiss(team_tournament(t))
     units = tuple(match_games(team[m.white], team[m.black]) for m in paired.games())
-    return Draft(units, paired.bye, paired.dropped_rounds)
+    return Draft(units, bye=paired.bye, dropped_rounds=paired.dropped_rounds)
 
 
 @dataclass
@@ -275,7 +275,7 @@ def check_teams(t: Tournament) -> None:
     >>> check_teams(Tournament(players, rules=Rules(system="team-swiss"), teams=teams))
     Traceback (most recent call last):
     ...
-    orchestrator.core.event.model.StateError: team 'B' has 2 players, team 'A' 1: every team ...
+    orchestrator.core.event.parts.StateError: team 'B' has 2 players, team 'A' 1: every team ...
     """
     if not lookup(t.rules.system).teams:
         raise StateError(f"'teams' are for a team Swiss (system team-swiss), not {t.rules.system}")
