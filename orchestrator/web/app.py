@@ -12,6 +12,7 @@ of the routes below (`../`, encoded forms, absolute paths) is a 404.
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import sqlite3
@@ -24,11 +25,13 @@ from pathlib import Path
 import chess
 import chess.svg
 from aiohttp import web
+from prometheus_client import CollectorRegistry
 
 from orchestrator.core.event.standings import scores_by_round
 from orchestrator.event.api import GameJSON
 from orchestrator.event.audit import audit_log
 from orchestrator.event.export import crosstable, event_pgn, round_pgn, slug
+from orchestrator.event.health import decode as decode_health
 from orchestrator.event.read import (
     EventView,
     game_json,
@@ -42,9 +45,11 @@ from orchestrator.event.tcec_files import crosstable_json
 from orchestrator.store.database import RoundRow, Store, StoreError
 from orchestrator.store.logs import find_log, logs_folder
 from orchestrator.web import charts, pages, static
+from orchestrator.web.metrics import registry as metrics_registry
 from orchestrator.web.push import HUB, PushHub, push_context
 
 DB = web.AppKey("db", Path)
+METRICS = web.AppKey("metrics", CollectorRegistry)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 PGN_TYPE = "application/x-chess-pgn"
@@ -253,6 +258,17 @@ async def api_game(request: web.Request) -> web.Response:
     return _json(game)
 
 
+async def metrics(request: web.Request) -> web.Response:
+    """The event's metrics in Prometheus's text format (`web/metrics.py`), read at each
+    scrape in a worker thread: nothing waits for the database on the server's loop."""
+    from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+    body = await asyncio.to_thread(generate_latest, request.app[METRICS])
+    response = web.Response(body=body)
+    response.headers["Content-Type"] = CONTENT_TYPE_LATEST
+    return response
+
+
 async def healthz(request: web.Request) -> web.Response:
     try:
         view = await load_view(request.app[DB])
@@ -261,6 +277,13 @@ async def healthz(request: web.Request) -> web.Response:
     if not view.finished and not view.running:
         error = "no daemon runs this unfinished event"
         return web.json_response({"ok": False, "event": view.name, "error": error}, status=503)
+    health = decode_health(view.daemon.health if view.daemon is not None else None)
+    if view.running and health.disk_full is not None:
+        error = f"the disk is full ({health.disk_full}): the event waits for space"
+        state = {"disk_full": health.disk_full, "disk_free_bytes": health.disk_free}
+        return web.json_response(
+            {"ok": False, "event": view.name, "error": error, **state}, status=503
+        )
     return web.json_response({"ok": True, "event": view.name, "finished": view.finished})
 
 
@@ -297,19 +320,30 @@ async def game_log(request: web.Request) -> web.StreamResponse:
     )
 
 
+async def _view_with_pgn(request: web.Request) -> EventView:
+    """The event with its games' PGN texts, read for this request (downloads only: the
+    view the pages share leaves the texts out)."""
+    try:
+        return await load_view(request.app[DB], pgn=True)
+    except StoreError as exc:
+        raise web.HTTPServiceUnavailable(text=str(exc)) from None
+
+
 async def round_download(request: web.Request) -> web.Response:
-    view = await _view(request)
-    rnd = _round(view, _number(request, "n"))
+    number = _number(request, "n")
+    _round(await _view(request), number)  # 404 for a round that does not exist
+    async with _reading(request) as (_, store):
+        rnd = (await store.rounds(number, pgn=True))[0]
     return _download(round_pgn(rnd).encode(), f"round-{rnd.number:02d}.pgn", PGN_TYPE)
 
 
 async def event_download(request: web.Request) -> web.Response:
-    view = await _view(request)
+    view = await _view_with_pgn(request)
     return _download(event_pgn(view.rounds).encode(), f"{slug(view.name)}.pgn", PGN_TYPE)
 
 
 async def archive_download(request: web.Request) -> web.Response:
-    view = await _view(request)
+    view = await _view_with_pgn(request)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         for rnd in view.rounds:
@@ -343,6 +377,7 @@ def make_app(db: Path) -> web.Application:
     app.on_response_prepare.append(_security_headers)
     app[DB] = db
     app[HUB] = hub = PushHub(db)
+    app[METRICS] = metrics_registry(db)
     app.cleanup_ctx.append(push_context)
     routes: list[tuple[str, Handler]] = [
         ("/", overview_page),
@@ -369,6 +404,7 @@ def make_app(db: Path) -> web.Application:
         (r"/api/rounds/{n:\d{1,18}}", api_round),
         (r"/api/games/{id:\d{1,18}}", api_game),
         ("/healthz", healthz),
+        ("/metrics", metrics),
         (r"/download/games/{id:\d{1,18}}.pgn", game_pgn),
         (r"/download/games/{id:\d{1,18}}.log", game_log),
         (r"/download/rounds/{n:\d{1,18}}.pgn", round_download),
