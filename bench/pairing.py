@@ -34,9 +34,10 @@ from msgspec.structs import replace
 
 from orchestrator.core.event.model import Options, Player, Rules, Team, Tournament
 from orchestrator.core.event.simulation import simulate
-from orchestrator.core.pairing import bakert, olafsson, pair_next, weighted
+from orchestrator.core.pairing import bakert, olafsson, weighted
 from orchestrator.core.pairing.bakert import BakertOptions
 from orchestrator.core.pairing.ranked import seeded
+from orchestrator.core.pairing.round import pair_next
 
 BOARDS = 5  # the team Swiss's boards per team: 50 players are 10 teams
 CASES = [

@@ -1,16 +1,20 @@
 """The runner's clocks and its own cost, with Stockfish (Debian's /usr/games/stockfish).
 
-    .venv/bin/python bench/runner.py cpu [--games 200] [--bare-games 60]
-    .venv/bin/python bench/runner.py timeloss [--games N] [--tc TC]   (default: both tables)
-    .venv/bin/python bench/runner.py latency [--games 8] [--clients 100]
+    .venv/bin/python bench/runner.py cpu [--games 40] [--bare-games 16] [--repeat 3]
+                                         [--executors local,processes]
+    .venv/bin/python bench/runner.py timeloss [--games N] [--tc TC] [--concurrency 2] [--affinity]
+    .venv/bin/python bench/runner.py latency [--games 8] [--clients 100] [--concurrency 2]
+                                             [--affinity]
 
-`cpu`: the daemon's own CPU per move against a bare python-chess `play()` loop, measured in
-one run.  The daemon plays an event of Stockfish at nodes=1000, two games at a time, in this
-process (`orchestrator run`'s own code path, SQLite writes, PGN files and logs included); then
-the bare loop plays Stockfish against itself, two games at a time, through python-chess's
-own `popen_uci` and `play()`.  Engines are separate processes, so this process's CPU time
-(`time.process_time`, every thread) is the runner's alone.  Target: at most 0.15 ms per move
-above the bare loop.
+`cpu`: the daemon's own CPU per move in the steady state (from the 200th move on) against a
+bare python-chess `play()` loop at the same concurrency, measured in one run.  The daemon
+plays an event of Stockfish at nodes=1000 in this process (`orchestrator run`'s own code path:
+SQLite writes, PGN files and logs included), one and two games at a time, with `reuse = true`
+and without, with each executor; the bare loop plays Stockfish against itself through
+python-chess's own `popen_uci` and `play()`.  Engines are separate processes, so this
+process's CPU time (`time.process_time`, every thread) is the runner's alone (with
+`processes`, the games' own work is the workers': the daemon's is what is left).  Targets: at
+most 0.15 ms per move above the bare loop; with `processes`, at most 0.25 ms per move.
 
 `timeloss`: Stockfish against itself through the runner, two games at a time, every loss on
 time counted: 100 games at 1+0.01 and 40 games at 10+0.1.  Target: none.
@@ -19,6 +23,9 @@ time counted: 100 games at 1+0.01 and 40 games at 10+0.1.  Target: none.
 of Stockfish's last info line), over every move of a daemon playing two games at a time:
 without web clients, and with `--clients` clients reading the web view of `run --http` all
 along.  Target: p99 at most 5 ms.
+
+`--affinity`: pinned cores (`affinity = true`), each game its slot of `core/cpus.py`'s plan
+for this host; a 2-core host has room for one game at once (`--concurrency 1`).
 """
 
 from __future__ import annotations
@@ -65,7 +72,9 @@ def percentile(values: list[int], p: float) -> float:
     return float(ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))])
 
 
-def event_toml(folder: Path, players: int, rounds: int, tc: str, concurrency: int = 2) -> Path:
+def event_toml(
+    folder: Path, players: int, rounds: int, tc: str, concurrency: int = 2, affinity: bool = False
+) -> Path:
     """An event of Stockfish copies (near-identical engines) with the bench's openings."""
     book = folder / "book.pgn"
     book.write_text("".join(f'[Event "{line}"]\n\n{line} *\n\n' for line in OPENINGS))
@@ -77,7 +86,8 @@ def event_toml(folder: Path, players: int, rounds: int, tc: str, concurrency: in
     path = folder / "bench.toml"
     path.write_text(
         f'[tournament]\nname = "Bench"\nrounds = {rounds}\ntc = "{tc}"\n'
-        f'concurrency = {concurrency}\nopenings = "book.pgn"\ntimemargin = 100\n'
+        f"concurrency = {concurrency}\naffinity = {str(affinity).lower()}\n"
+        'openings = "book.pgn"\ntimemargin = 100\n'
         f'database = "{folder / "bench.sqlite"}"\npgn_dir = "{folder / "pgn"}"\n'
         f"{engines}"
     )
@@ -105,18 +115,37 @@ def moves_in(database: Path) -> list[tuple[int, int | None, int | None]]:
 
 # cpu ---------------------------------------------------------------------------------------
 
+#: the steady state: CPU counted from this engine move on
+STEADY_FROM = 200
 
-async def bare_games(games: int, concurrency: int) -> int:
+
+class _Counter:
+    """This process's CPU time at the `STEADY_FROM`-th move and at the last one."""
+
+    def __init__(self) -> None:
+        self.moves = 0
+        self.first: float | None = None
+        self.last = 0.0
+
+    def tick(self) -> None:
+        self.moves += 1
+        if self.moves == STEADY_FROM:
+            self.first = time.process_time()
+        self.last = time.process_time()
+
+    def ms_per_move(self) -> float:
+        assert self.first is not None, "too few moves for a steady state"
+        return 1000 * (self.last - self.first) / (self.moves - STEADY_FROM)
+
+
+async def bare_games(games: int, concurrency: int, counter: _Counter) -> None:
     """python-chess alone: popen_uci, play() at nodes=1000 to the end (or 200 plies), quit."""
     sem = asyncio.Semaphore(concurrency)
-    total = 0
 
     async def one(i: int) -> None:
-        nonlocal total
         async with sem:
-            board = Opening.from_san(OPENINGS[i % len(OPENINGS)]).board()
-            for uci in Opening.from_san(OPENINGS[i % len(OPENINGS)]).moves:
-                board.push_uci(uci)
+            opening = Opening.from_san(OPENINGS[i % len(OPENINGS)])
+            board = opening.after_book()
             _, white = await chess.engine.popen_uci(STOCKFISH)
             _, black = await chess.engine.popen_uci(STOCKFISH)
             try:
@@ -128,81 +157,129 @@ async def bare_games(games: int, concurrency: int) -> int:
                     result = await engine.play(board, limit, info=chess.engine.INFO_SCORE)
                     assert result.move is not None
                     board.push(result.move)
-                    total += 1
+                    counter.tick()
             finally:
                 await white.quit()
                 await black.quit()
 
     await asyncio.gather(*(one(i) for i in range(games)))
-    return total
 
 
-def cpu(games: int, bare: int) -> None:
-    from orchestrator.cli.daemon import _run
+def daemon_cpu(games: int, concurrency: int, reuse: bool, executor: str) -> tuple[float, int]:
+    """The daemon (`run_event`, in this process) on an event of Stockfish at nodes=1000: its
+    CPU per move from the `STEADY_FROM`-th move on, and its moves."""
+    from orchestrator.daemon import loop
+    from orchestrator.daemon.run import run_event
 
-    players = 20
-    rounds = max(1, round(games / (players / 2) / 2))  # double rounds: players games each
+    counter = _Counter()
+    counted = loop.Daemon.moved
+
+    def moved(self: loop.Daemon, *args: object) -> None:
+        counter.tick()
+        counted(self, *args)  # type: ignore[arg-type]
+
+    players = 10
+    rounds = max(1, round(games / (players // 2) / 2))  # double rounds: players games each
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        config = event_toml(folder, players, rounds, "nodes=1000")
-        with quiet_logs():
-            cpu0, wall0 = time.process_time(), time.perf_counter()
-            asyncio.run(_run(config, force=False, drain=False, http=None))
-            daemon_cpu, daemon_wall = time.process_time() - cpu0, time.perf_counter() - wall0
-        daemon_moves = len(moves_in(folder / "bench.sqlite"))
-        with contextlib.closing(sqlite3.connect(folder / "bench.sqlite")) as db:
-            (daemon_games,) = db.execute("SELECT COUNT(*) FROM games").fetchone()
-    cpu0, wall0 = time.process_time(), time.perf_counter()
-    bare_moves = asyncio.run(bare_games(bare, 2))
-    bare_cpu, bare_wall = time.process_time() - cpu0, time.perf_counter() - wall0
-    d, b = 1000 * daemon_cpu / daemon_moves, 1000 * bare_cpu / bare_moves
-    print("| loop (Stockfish nodes=1000, 2 at once) | games | moves | CPU ms/move | wall s |")
-    print("|---|---:|---:|---:|---:|")
-    print(f"| bare python-chess play() | {bare} | {bare_moves} | {b:.3f} | {bare_wall:.0f} |")
+        config = event_toml(folder, players, rounds, "nodes=1000", concurrency)
+        text = config.read_text()
+        if reuse:
+            text = text.replace('command = "', 'reuse = true\ncommand = "')
+        config.write_text(text.replace("concurrency =", f'executor = "{executor}"\nconcurrency ='))
+        loop.Daemon.moved = moved  # type: ignore[method-assign]
+        try:
+            with quiet_logs():
+                code = asyncio.run(run_event(config, False, False, None))
+        finally:
+            loop.Daemon.moved = counted  # type: ignore[method-assign]
+        assert code == 0
+    return counter.ms_per_move(), counter.moves
+
+
+def cpu(games: int, bare: int, executors: list[str], repeat: int) -> None:
+    """One table: each case of the daemon beside the bare loop at the same concurrency, each
+    run `repeat` times, the two alternating (the machine's speed drifts): the medians, and
+    the median of the differences of each pair of runs."""
     print(
-        f"| orchestrator run (daemon) | {daemon_games} | {daemon_moves} | {d:.3f} "
-        f"| {daemon_wall:.0f} |"
+        f"| case (Stockfish nodes=1000; CPU from move {STEADY_FROM} on; median of {repeat}) "
+        "| moves | daemon ms/move | bare loop ms/move | daemon - bare |"
     )
-    print(f"| daemon minus bare loop | | | {d - b:+.3f} | |")
+    print("|---|---:|---:|---:|---:|")
+    for concurrency in (1, 2):
+        for executor in executors:
+            for reuse in (True, False):
+                daemon, loop, diffs, moves = [], [], [], 0
+                for _ in range(repeat):
+                    counter = _Counter()
+                    asyncio.run(bare_games(bare, concurrency, counter))
+                    ms, moves = daemon_cpu(games, concurrency, reuse, executor)
+                    daemon.append(ms)
+                    loop.append(counter.ms_per_move())
+                    diffs.append(ms - loop[-1])
+                label = f"{executor}, {concurrency} at once, reuse = {str(reuse).lower()}"
+                print(
+                    f"| {label} | {moves} | {statistics.median(daemon):.3f} "
+                    f"| {statistics.median(loop):.3f} | {statistics.median(diffs):+.3f} |",
+                    flush=True,
+                )
 
 
 # timeloss -----------------------------------------------------------------------------------
 
 
-async def play_many(games: int, concurrency: int, tc: str) -> tuple[list[GameRecord], float]:
+async def play_many(
+    games: int, concurrency: int, tc: str, affinity: bool
+) -> tuple[list[GameRecord], float]:
+    from orchestrator.core.cpus import TooFewCores, plan_slots
+    from orchestrator.engines.affinity import read_cores
+
     rules = Adjudication()  # TCEC adjudication, as events play
-    sem = asyncio.Semaphore(concurrency)
+    slots: asyncio.Queue[tuple[tuple[int, ...], tuple[int, ...]] | None] = asyncio.Queue()
+    try:
+        for slot in plan_slots(read_cores(), concurrency).slots if affinity else ():
+            slots.put_nowait((slot.first, slot.second))
+    except TooFewCores as exc:
+        raise SystemExit(f"--affinity: {exc} (lower --concurrency)") from None
+    for _ in range(0 if affinity else concurrency):
+        slots.put_nowait(None)
     records: list[GameRecord] = []
 
     async def one(i: int) -> None:
-        async with sem:
+        cpus = await slots.get()
+        try:
             opening = Opening.from_san(OPENINGS[i % len(OPENINGS)])
             white, black = (stockfish("SF-1"), stockfish("SF-2"))[:: 1 if i % 2 == 0 else -1]
-            spec = GameSpec(white, black, TimeControl.parse(tc), opening, rules, timemargin_ms=100)
+            spec = GameSpec(
+                white, black, TimeControl.parse(tc), opening, rules, timemargin_ms=100, cpus=cpus
+            )
             records.append(await play_game(spec))
+        finally:
+            slots.put_nowait(cpus)
 
     cpu0 = time.process_time()
     await asyncio.gather(*(one(i) for i in range(games)))
     return records, time.process_time() - cpu0
 
 
-def timeloss(runs: list[tuple[int, str]], concurrency: int) -> None:
+def timeloss(runs: list[tuple[int, str]], concurrency: int, affinity: bool) -> None:
     print(
-        "| games | at once | tc | losses on time | faults | min clock left ms "
+        "| games | at once | affinity | tc | losses on time | faults | min clock left ms "
         "| runner CPU ms/move | median plies | minutes |"
     )
-    print("|---:|---:|---|---:|---:|---:|---:|---:|---:|")
+    print("|---:|---:|---|---|---:|---:|---:|---:|---:|---:|")
     notes = []
     for games, tc in runs:
         started = time.perf_counter()
-        records, cpu_s = asyncio.run(play_many(games, concurrency, tc))
+        records, cpu_s = asyncio.run(play_many(games, concurrency, tc, affinity))
         elapsed = time.perf_counter() - started
         forfeits = [r for r in records if r.termination == "time forfeit"]
         faults = [r for r in records if r.fault is not None]
         clocks = [m.clock_ms for r in records for m in r.moves if m.clock_ms is not None]
         moves = sum(1 for r in records for m in r.moves if not m.book)
         print(
-            f"| {len(records)} | {concurrency} | {tc} | {len(forfeits)} | {len(faults)} "
+            f"| {len(records)} | {concurrency} | {str(affinity).lower()} | {tc} "
+            f"| {len(forfeits)} | {len(faults)} "
             f"| {min(clocks)} | {1000 * cpu_s / moves:.3f} "
             f"| {statistics.median(r.plies for r in records):.0f} | {elapsed / 60:.1f} |"
         )
@@ -258,17 +335,18 @@ async def run_event(config: Path, clients: int) -> int:
     return requests
 
 
-def latency(games: int, clients: int, tc: str) -> None:
+def latency(games: int, clients: int, tc: str, concurrency: int, affinity: bool) -> None:
+    pinned = ", pinned cores" if affinity else ""
     print(
-        "| daemon, 2 games at once | moves | requests served | charged - reported ms: "
-        "p50 | p99 | max | losses on time |"
+        f"| daemon, {concurrency} at once{pinned} | moves | requests served "
+        "| charged - reported ms: p50 | p99 | max | losses on time |"
     )
     print("|---|---:|---:|---:|---:|---:|---:|")
     for readers in (0, clients):
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)
             # 4 players, one double round per 4 games
-            config = event_toml(folder, 4, max(1, games // 4), tc)
+            config = event_toml(folder, 4, max(1, games // 4), tc, concurrency, affinity)
             requests = asyncio.run(run_event(config, readers))
             moves = moves_in(folder / "bench.sqlite")
             with contextlib.closing(sqlite3.connect(folder / "bench.sqlite")) as db:
@@ -288,20 +366,23 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("part", choices=["cpu", "timeloss", "latency"])
     parser.add_argument("--games", type=int, default=None)
-    parser.add_argument("--bare-games", type=int, default=60)
+    parser.add_argument("--bare-games", type=int, default=16)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--executors", default="local,processes")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--clients", type=int, default=100)
     parser.add_argument("--tc", default=None)
+    parser.add_argument("--affinity", action="store_true", help="pinned cores")
     args = parser.parse_args()
     if args.part == "cpu":
-        cpu(args.games or 200, args.bare_games)
+        cpu(args.games or 40, args.bare_games, args.executors.split(","), args.repeat)
     elif args.part == "timeloss":
         runs = [(100, "1+0.01"), (40, "10+0.1")]
         if args.tc or args.games:
             runs = [(args.games or 40, args.tc or "10+0.1")]
-        timeloss(runs, args.concurrency)
+        timeloss(runs, args.concurrency, args.affinity)
     else:
-        latency(args.games or 8, args.clients, args.tc or "5+0.05")
+        latency(args.games or 8, args.clients, args.tc or "5+0.05", args.concurrency, args.affinity)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import os
 import socket
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,28 +30,36 @@ from orchestrator.core.event.standings import standings
 from orchestrator.core.game.clock import TimeControl
 from orchestrator.core.game.openings import Opening
 from orchestrator.core.game.record import GameRecord, MoveRecord, score_text
-from orchestrator.core.pairing import lookup, pair_next
+from orchestrator.core.pairing.registry import lookup
+from orchestrator.core.pairing.round import pair_next
 from orchestrator.core.pairing.teams import board_tags, team_standings
 from orchestrator.daemon.outputs import PgnFiles, TcecFiles, remove_leftovers, write_standings
 from orchestrator.daemon.system import notify, own_children, sweep_orphans, watchdog_interval
 from orchestrator.event import controls
 from orchestrator.event.export import round_tag, slug
+from orchestrator.event.health import Health, HostHealth, LoopLag
+from orchestrator.event.health import encode as health_json
 from orchestrator.event.read import STRIKES, view_of
 from orchestrator.event.resume import StartedEvent
 from orchestrator.event.state import OpeningChoice, new_games, tournament
 from orchestrator.event.tcec_files import live_headers
-from orchestrator.executor import Executor, HostFault, make_executor
+from orchestrator.executor import DaskExecutor, Executor, HostFault, make_executor
 from orchestrator.game.game import GameSpec
-from orchestrator.game.pgn import elo_tags, to_pgn
+from orchestrator.game.pgn import PgnSpec, elo_tags
 from orchestrator.store.database import ControlRow, GameRow, RoundRow, Store
 from orchestrator.store.logs import EngineLogs, logs_folder
+from orchestrator.store.space import disk_full, free_bytes, probe_file
 
 log = structlog.get_logger()
 
 TICK_S = 1.0  # the longest a control waits to be applied
 HEARTBEAT_S = 3.0  # how often a running daemon says so in the database
 PROGRESS_S = 60.0  # a game_progress line per game at most this often
+#: how often the moves played are written (in one transaction): how late a reader (the web
+#: view, `status`, the kibitzers) may see a move
+MOVES_EVERY_S = 0.25
 BACKOFF_S = 5.0  # after a fault of the daemon's own (no descriptors, ...), wait this long
+SPACE_CHECK_S = 5.0  # while the disk is full, how often the daemon looks for space again
 
 
 @dataclass
@@ -99,6 +108,11 @@ class Daemon:
         live_dir = config.tournament.live_dir
         self.tcec_files = None if live_dir is None else TcecFiles(live_dir, config.adjudication)
         self.engine_logs = EngineLogs(logs_folder(config.tournament.database))
+        #: what only the daemon knows of its health, written with each heartbeat
+        self.health = Health()
+        self.hosts_seen: set[str] = set()  # game hosts connected at some time
+        #: the PGN and standings files missed a write (a full disk): all are written again
+        self.outputs_stale = False
 
     # signals ------------------------------------------------------------------------------
 
@@ -123,7 +137,9 @@ class Daemon:
     async def run(self) -> None:
         """Run the event until it ends or `request_stop` (the caller handles signals)."""
         structlog.contextvars.bind_contextvars(tournament=self.name)
-        await self.store.heartbeat(os.getpid(), socket.gethostname(), starting=True)
+        await self.store.heartbeat(
+            os.getpid(), socket.gethostname(), starting=True, health=health_json(self.health)
+        )
         aborted = await self.store.abort_running()
         self.paused = await self.store.paused()
         for update in await self.store.engine_updates():
@@ -140,7 +156,11 @@ class Daemon:
             paused=self.paused,
         )
         every = watchdog_interval()
-        background = [asyncio.create_task(self._heartbeat())]
+        background = [
+            asyncio.create_task(self._heartbeat()),
+            asyncio.create_task(self._write_moves()),
+            asyncio.create_task(self._lag()),
+        ]
         if every:
             background.append(asyncio.create_task(self._watchdog(every)))
         try:
@@ -151,6 +171,8 @@ class Daemon:
             for task in background:
                 task.cancel()
             await asyncio.gather(*background, return_exceptions=True)
+            with contextlib.suppress(OSError, sqlite3.Error):
+                await self.store.flush_moves()
             await self.executor.close()
             await self._sweep()
 
@@ -169,10 +191,38 @@ class Daemon:
         return True
 
     async def _heartbeat(self) -> None:
-        """The daemon is alive: `status` and the web view read it (every HEARTBEAT_S)."""
+        """The daemon is alive: `status`, `/healthz` and `/metrics` read it (every
+        HEARTBEAT_S), with its health; and the processes that escaped finished games'
+        engines are ended (`_sweep`)."""
         while True:
             await asyncio.sleep(HEARTBEAT_S)
-            await self.store.heartbeat(os.getpid(), socket.gethostname())
+            self._where_games_run()
+            with contextlib.suppress(OSError, sqlite3.Error):  # a full disk: `_rounds` waits
+                await self.store.heartbeat(
+                    os.getpid(), socket.gethostname(), health=health_json(self.health)
+                )
+            await self._sweep()
+
+    async def _lag(self) -> None:
+        """Sample the loop's lag (`Health.loop_lag`): how late a sleep of its own ends."""
+        loop = asyncio.get_running_loop()
+        while True:
+            due = loop.time() + LoopLag.EVERY_S
+            await asyncio.sleep(LoopLag.EVERY_S)
+            self.health.loop_lag.observe(loop.time() - due)
+
+    def _where_games_run(self) -> None:
+        """The scheduler's connection and the game hosts, for `Health` (Dask executors)."""
+        executor = self.executor
+        if not isinstance(executor, DaskExecutor):
+            return
+        self.health.scheduler = "connected" if executor.connected() else "unreachable"
+        up = {str(w.get("name", address)) for address, w in executor.workers.items()}
+        self.hosts_seen |= up
+        busy = Counter(f.host for f in executor.followed.values() if f.host is not None)
+        self.health.hosts = {
+            host: HostHealth(up=host in up, games=busy[host]) for host in sorted(self.hosts_seen)
+        }
 
     async def _rounds(self) -> None:
         """One tick at a time: apply pending controls, start the games that may start, wait
@@ -184,38 +234,96 @@ class Daemon:
         swept = await self.engine_logs.sweep()
         if swept:
             log.info("engine_logs_compressed", logs=swept, detail="left by an earlier daemon")
-        await self._write_outputs(None)
+        await self._write_outputs(standings=True, pgn=True)
         running: dict[int, _Running] = {}
         try:
             while True:
-                await self._apply_controls(running)
-                if self.stopping.is_set() and not (self.drain and running):
-                    return
-                current = await self.store.last_round()
-                unfinished = [g for g in current.games if g.status != "finished"] if current else []
-                if unfinished or running:
-                    waiting = time.monotonic() < self.backoff_until
-                    if current is not None and not (
-                        self.paused or waiting or self.stopping.is_set()
-                    ):
-                        self._start_games(current, unfinished, running)
-                    await self._wait(running)
-                    continue
-                if current is not None and current.finished_at is None:
-                    await self._finish_round(current)
-                elif current is not None and total is not None and current.number >= total:
-                    if await self._finish_event():
+                try:
+                    if await self._tick(running, total):
                         return
-                elif self.paused:
-                    await self._wait(running)
-                elif not await self._pair() and await self._finish_event():
-                    return
+                except Exception as exc:
+                    if not disk_full(exc):
+                        raise
+                    await self._wait_for_space(exc, running)
         finally:
             await self._stop_games([r.task for r in running.values()])
             running.clear()
             if self.tcec_files:
                 await self.tcec_files.close()
             await self.engine_logs.close()
+
+    async def _tick(self, running: dict[int, _Running], total: int | None) -> bool:
+        """One step of `_rounds`; True when the daemon is done (the event is over, or a
+        stop came)."""
+        await self._apply_controls(running)
+        if self.stopping.is_set() and not (self.drain and running):
+            return True
+        current = await self.store.last_round()
+        unfinished = [g for g in current.games if g.status != "finished"] if current else []
+        if unfinished or running:
+            waiting = time.monotonic() < self.backoff_until
+            if current is not None and not (self.paused or waiting or self.stopping.is_set()):
+                self._start_games(current, unfinished, running)
+            await self._wait(running)
+        elif current is not None and current.finished_at is None:
+            await self._finish_round(current)
+        elif current is not None and total is not None and current.number >= total:
+            return await self._finish_event()
+        elif self.paused:
+            await self._wait(running)
+        elif not await self._pair():
+            return await self._finish_event()
+        return False
+
+    async def _wait_for_space(self, error: Exception, running: dict[int, _Running]) -> None:
+        """The disk is full (`error`): the games being played stop (each is played again,
+        none is scored), the event waits, and it goes on once a probe finds space in the
+        database and beside it (every SPACE_CHECK_S, or at once on `resume`)."""
+        await self._stop_games([r.task for r in running.values()])
+        running.clear()
+        began = time.monotonic()
+        what = f"{'the database' if isinstance(error, sqlite3.Error) else 'a file'}: {error}"
+        self.health.disk_full = what
+        self.health.disk_free = free_bytes(self.folder.parent)
+        log.error(
+            "disk_full",
+            full=what,
+            free_bytes=self.health.disk_free,
+            detail="the event waits for space; the games in play are played again",
+        )
+        with contextlib.suppress(OSError, sqlite3.Error):  # `/healthz` says why, if it can
+            await self.store.heartbeat(
+                os.getpid(), socket.gethostname(), health=health_json(self.health)
+            )
+        looked = time.monotonic()
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.stopping.wait(), TICK_S)
+            if self.stopping.is_set():
+                return
+            resume = any(c.kind == "resume" for c in await self.store.controls(pending=True))
+            if time.monotonic() - looked < SPACE_CHECK_S and not resume:
+                continue
+            looked = time.monotonic()
+            self.health.disk_free = free_bytes(self.folder.parent)
+            try:
+                await self.store.probe_space()
+                await asyncio.to_thread(probe_file, self.config.tournament.database.parent)
+                await self.store.abort_running()  # what was in play is played again
+                await self.store.flush_moves()
+            except Exception as exc:
+                if not disk_full(exc):
+                    raise
+                continue
+            break
+        self.health.disk_full = None
+        log.info(
+            "disk_space_back",
+            waited_s=round(time.monotonic() - began, 1),
+            free_bytes=self.health.disk_free,
+        )
+        self.outputs_stale = True
+        await self._write_outputs(standings=True)
 
     def _start_games(
         self, rnd: RoundRow, unfinished: list[GameRow], running: dict[int, _Running]
@@ -290,7 +398,7 @@ class Daemon:
                 outcome=result.outcome,
             )
             if applied is not None and applied.changes_results:
-                await self._write_outputs(None, standings=True)
+                await self._write_outputs(standings=True, pgn=True)
 
     def _update_engine(
         self, name: str, command: tuple[str, ...] | None, options: Mapping[str, object]
@@ -351,7 +459,7 @@ class Daemon:
 
     async def _finish_round(self, rnd: RoundRow) -> None:
         await self.store.finish_round(rnd.number)
-        await self._write_outputs(rnd.number, standings=True)
+        await self._write_outputs(standings=True, pgn=True, round_number=rnd.number)
         log.info("round_finished", round=rnd.number)
 
     async def _finish_event(self) -> bool:
@@ -360,12 +468,12 @@ class Daemon:
         if await self.store.controls(pending=True):
             return False
         await self.store.finish_event()
-        await self._write_outputs(None, standings=True)
+        await self._write_outputs(standings=True)
         view = await view_of(self.store)
         final = view.standings_tournament()
         places = pair_next(final).places if lookup(final.rules.system).ends_itself else ()
-        if places:  # a knockout is won by its final
-            winner = [places[0][1]]
+        if places:  # a knockout is won by its final, a match by its games or tiebreaks
+            winner = [name for place, name in places if place == places[0][0]]
         elif final.teams:  # a team Swiss is won by a team
             teams = team_standings(final)
             winner = [line.name for line in teams if line.place == teams[0].place]
@@ -375,12 +483,49 @@ class Daemon:
         log.info("tournament_finished", rounds=len(view.rounds), winner=", ".join(winner))
         return True
 
-    async def _write_outputs(self, changed: int | None, standings: bool = False) -> None:
-        """The PGN files of round `changed` (every round if None) and of the event, and with
-        `standings` (or at the start) the standings files."""
-        await self.pgn_files.write(await self.store.rounds(changed), every=changed is None)
+    async def _write_outputs(
+        self,
+        *,
+        standings: bool = False,
+        pgn: bool = False,
+        round_number: int | None = None,
+        game_pgn: str | None = None,
+    ) -> None:
+        """The live event files; with `standings` the standings files; with `pgn` the
+        event's PGN file again from the round files, after `round_number`'s file (else
+        every round's: at the start, after a control that changed results); with
+        `game_pgn` a game of `round_number` that has just finished.
+
+        These files give way to a full disk: a write that fails is logged once
+        (`outputs_failed`) and the event goes on; every file is written again whole
+        once a write succeeds.  The database holds all they show."""
+        if self.outputs_stale:
+            standings = pgn = True
+            round_number = game_pgn = None
+        try:
+            await self._write_files(standings, pgn, round_number, game_pgn)
+        except OSError as exc:
+            if not self.outputs_stale:
+                log.error("outputs_failed", folder=str(self.folder), error=str(exc))
+            self.outputs_stale = True
+        else:
+            if self.outputs_stale:
+                log.info("outputs_written", folder=str(self.folder))
+            self.outputs_stale = False
+
+    async def _write_files(
+        self, standings: bool, pgn: bool, round_number: int | None, game_pgn: str | None
+    ) -> None:
+        if game_pgn is not None and round_number is not None:
+            rnd = (await self.store.rounds(round_number, pgn=True))[0]
+            await self.pgn_files.game_finished(rnd, game_pgn)
+        elif pgn:  # a round at a time: an event's texts are never all in memory at once
+            numbers = [r.number for r in await self.store.rounds()]
+            for number in numbers if round_number is None else [round_number]:
+                await self.pgn_files.write_round((await self.store.rounds(number, pgn=True))[0])
+            await self.pgn_files.rewrite_event(numbers)
         view = None
-        if standings or changed is None:
+        if standings:
             view = await view_of(self.store)
             await asyncio.to_thread(write_standings, self.folder, view)
         if self.tcec_files:
@@ -390,15 +535,27 @@ class Daemon:
 
     async def _play(self, rnd: RoundRow, game: GameRow) -> None:
         settings = self.config.tournament
+        white, black = self.config.engine(game.white), self.config.engine(game.black)
+        pgn_spec = PgnSpec(
+            event=self.name,
+            site=settings.site,
+            round_tag=round_tag(rnd.number, game),
+            options=(white.options, black.options),
+            comments=settings.pgn_comments,
+            rules=self.config.adjudication,
+            tags=board_tags(self.event.settings.teams, game.white, game.black)
+            | elo_tags(white.rating, black.rating),
+        )
         spec = GameSpec(
-            white=self.config.engine(game.white),
-            black=self.config.engine(game.black),
+            white=white,
+            black=black,
             tc=TimeControl.parse(game.tc) if game.tc else settings.tc,
             opening=game.opening,
             adjudication=self.config.adjudication,
             timemargin_ms=settings.timemargin_ms,
             game_key=f"{self.name}:{game.id}",
             ponder=settings.ponder,
+            pgn=pgn_spec,
         )
         context = {
             "round": rnd.number,
@@ -415,18 +572,18 @@ class Daemon:
             record = await self._play_attempt(spec, rnd, game, attempt, context)
         except asyncio.CancelledError:
             self._attempt_over(game.id, attempt)
-            await asyncio.shield(self.store.abort_game(game.id))
+            await asyncio.shield(self.store.abort_game(game.id, attempt))
             log.info("game_aborted", **context)
             raise
         except DaemonFault as fault:  # ours, not the engines': try again a little later
             self._attempt_over(game.id, attempt)
-            await self.store.abort_game(game.id)
+            await self.store.abort_game(game.id, attempt)
             self.backoff_until = time.monotonic() + BACKOFF_S
             log.error("daemon_fault", **context, error=str(fault), retry_in_s=BACKOFF_S)
             return
         except HostFault as fault:  # the game host's, not the engines': play it again
             self._attempt_over(game.id, attempt)
-            await self.store.abort_game(game.id)
+            await self.store.abort_game(game.id, attempt)
             if fault.scheduler:  # `scheduler_unreachable` says why, once
                 log.info("game_aborted", **context, host=fault.host, reason=fault.detail)
             elif fault.lost:
@@ -441,25 +598,15 @@ class Daemon:
                     retry_in_s=BACKOFF_S,
                 )
             return
-        pgn = to_pgn(
-            record,
-            event=self.name,
-            site=settings.site,
-            round_tag=round_tag(rnd.number, game),
-            options=(spec.white.options, spec.black.options),
-            comments=settings.pgn_comments,
-            rules=self.config.adjudication,
-            tags=board_tags(self.event.settings.teams, game.white, game.black)
-            | elo_tags(spec.white.rating, spec.black.rating),
-        )
+        # written where the game ran (a game host), or here
+        pgn = record.pgn if record.pgn is not None else pgn_spec.render(record)
         # shielded: a stop that comes now does not undo a finished game
         await asyncio.shield(self.store.finish_game(game.id, attempt, record, pgn))
-        if self.tcec_files:
-            self.tcec_files.finish(game.id, record)
         engine_log = await self.engine_logs.finish(attempt)
+        if self.tcec_files:  # its log is whole now: live.log shows its end
+            self.tcec_files.finish(game.id, record)
         self._log_finished(record, context, engine_log)
-        await self._sweep()
-        await self._write_outputs(rnd.number)
+        await self._write_outputs(round_number=rnd.number, game_pgn=pgn)
         if record.fault is not None and record.fault.kind in STRIKES:
             await self._withdraw_on_strikes(record.fault.engine)
 
@@ -502,11 +649,9 @@ class Daemon:
         def on_log(text: str) -> None:
             self.engine_logs.append(attempt, text)
 
-        async def on_move(move: MoveRecord, board: chess.Board) -> None:
+        def on_move(move: MoveRecord, board: chess.Board) -> None:
             nonlocal last_progress
-            await self.store.add_move(attempt, len(board.move_stack), move)
-            if self.tcec_files:
-                self.tcec_files.move(game.id, move)
+            self.moved(attempt, game.id, len(board.move_stack), move)
             clocks[not board.turn] = move.clock_ms
             if time.monotonic() - last_progress >= PROGRESS_S:
                 last_progress = time.monotonic()
@@ -528,6 +673,29 @@ class Daemon:
         return await self.executor.play(
             spec, key=key, on_move=on_move, on_start=on_start, on_log=on_log
         )
+
+    def moved(self, attempt: int, game: int, ply: int, move: MoveRecord) -> None:
+        """A move was played: held for the next batch of the store (`_write_moves`), and
+        the live files follow it.  Nothing here waits: the games go on at once."""
+        self.store.queue_move(attempt, ply, move)
+        self.health.last_move_at = time.time()
+        if self.tcec_files:
+            self.tcec_files.move(game, move)
+
+    async def _write_moves(self) -> None:
+        """Every `MOVES_EVERY_S`: the moves played since, in one transaction.  A write that
+        fails keeps them for the next try (a game's own end writes its moves with it)."""
+        failing = False
+        while True:
+            await asyncio.sleep(MOVES_EVERY_S)
+            try:
+                await self.store.flush_moves()
+            except (OSError, sqlite3.Error) as exc:
+                if not failing:
+                    log.error("moves_write_failed", error=str(exc), held=self.store.moves_pending)
+                failing = True
+            else:
+                failing = False
 
     async def _sweep(self) -> None:
         """End the processes that escaped a finished game's engines (`setsid`)."""

@@ -7,13 +7,15 @@ reader (or a kill) never sees half a file.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import structlog
 
@@ -53,12 +55,29 @@ def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
     """`text` to `path` through a temporary file in the same folder, renamed into place;
     `durable` files are synced to disk first (the live files, rewritten every move, are not).
     """
+    with atomic(path, durable=durable) as handle:
+        handle.write(text.encode())
+
+
+@contextlib.contextmanager
+def atomic(path: Path, *, durable: bool = True) -> Iterator[BinaryIO]:
+    """A temporary file in `path`'s folder to write, renamed to `path` once written (synced
+    first if `durable`), removed if the writing fails: a reader (or a kill) never sees half
+    a file.
+
+    >>> import tempfile
+    >>> target = Path(tempfile.mkdtemp()) / "x.txt"
+    >>> with atomic(target) as out:
+    ...     _ = out.write(b"whole")
+    >>> target.read_text(), [p.name for p in target.parent.iterdir()]
+    ('whole', ['x.txt'])
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.fchmod(fd, MODE)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
             handle.flush()
             if durable:
                 os.fsync(handle.fileno())
@@ -69,32 +88,88 @@ def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
 
 
 class PgnFiles:
-    """The round and event PGN files, rewritten after every game without reading the whole
-    event again: the text of every finished round is kept, so a game costs one query of its
-    own round.  A worker thread writes the files (`asyncio.to_thread`), one write at a time,
-    so that no write or fsync blocks the event loop while games' clocks run.
+    """The round and event PGN files, kept equal to the database without holding any game's
+    text in memory and without rewriting the whole event after each game.
+
+    - A finished game rewrites its round's file (that round's games are read, nothing more)
+      and is appended to the event's file.
+    - A finished round (and a daemon's start, and a control that changed results) rewrites
+      the event's file from the round files, in round and playing order, streamed from disk.
+
+    So the event's file holds every finished game at once; within the round being played they
+    are in the order they finished until the round ends.  A worker thread writes the files
+    (`asyncio.to_thread`), one write at a time, so that no write or fsync blocks the event
+    loop.
     """
 
     def __init__(self, folder: Path, event: str) -> None:
         self.folder = folder
         self.event = event
-        self.closed: dict[int, str] = {}  # the text of each finished round
         self.lock = asyncio.Lock()
 
-    async def write(self, rounds: Sequence[RoundRow], *, every: bool = False) -> None:
-        """Rewrite the files of `rounds` (`every` round, or the current one alone) and the
-        event's file."""
+    @property
+    def event_file(self) -> Path:
+        return self.folder / f"{slug(self.event)}.pgn"
+
+    def round_file(self, number: int) -> Path:
+        return self.folder / f"round-{number:02d}.pgn"
+
+    async def game_finished(self, rnd: RoundRow, pgn: str) -> None:
+        """A game of `rnd` (read with its games' PGN texts) finished with `pgn`."""
         async with self.lock:
-            if every:  # a control may have reopened a finished round
-                self.closed.clear()
-            texts = {r.number: round_pgn(r) for r in rounds}
-            self.closed.update((r.number, texts[r.number]) for r in rounds if r.finished_at)
-            last = max(texts, default=0)
-            event = "".join(self.closed[n] for n in sorted(self.closed) if n < last)
-            event += texts.get(last, "")
-            files = [(self.folder / f"round-{n:02d}.pgn", text) for n, text in texts.items()]
-            files.append((self.folder / f"{slug(self.event)}.pgn", event))
-            await asyncio.to_thread(_write_all, files)
+            await asyncio.to_thread(self._game_finished, rnd, pgn)
+
+    def _game_finished(self, rnd: RoundRow, pgn: str) -> None:
+        write_atomic(self.round_file(rnd.number), round_pgn(rnd))
+        if self.event_file.exists():
+            append_durable(self.event_file, pgn + "\n")
+        else:
+            self._rewrite_event(range(1, rnd.number + 1))
+
+    async def write_round(self, rnd: RoundRow) -> None:
+        """`rnd`'s file (`rnd` read with its games' PGN texts)."""
+        async with self.lock:
+            await asyncio.to_thread(write_atomic, self.round_file(rnd.number), round_pgn(rnd))
+
+    async def rewrite_event(self, rounds: Sequence[int]) -> None:
+        """The event's file from the files of `rounds` (the event's rounds, in order); the
+        file of any other round (dropped by a control) is removed."""
+        async with self.lock:
+            await asyncio.to_thread(self._rewrite_event, rounds)
+
+    def _rewrite_event(self, rounds: Sequence[int]) -> None:
+        """The event's file: the round files one after another, streamed from disk."""
+        wanted = {self.round_file(n) for n in rounds}
+        for stale in self.folder.glob("round-*.pgn") if self.folder.is_dir() else ():
+            if stale not in wanted:
+                stale.unlink(missing_ok=True)
+        with atomic(self.event_file) as out:
+            for number in rounds:
+                with (
+                    contextlib.suppress(FileNotFoundError),
+                    self.round_file(number).open("rb") as source,
+                ):
+                    shutil.copyfileobj(source, out)
+
+
+def append_durable(path: Path, text: str) -> None:
+    """`text` at the end of `path`, in one write, synced to disk.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "event.pgn"
+    >>> _ = path.write_text("one\\n")
+    >>> append_durable(path, "two\\n")
+    >>> path.read_text()
+    'one\\ntwo\\n'
+    """
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        data = text.encode()
+        while data:
+            data = data[os.write(fd, data) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def remove_leftovers(folder: Path) -> int:
@@ -134,28 +209,48 @@ def live_log(path: Path | None) -> str:
 
 
 @dataclass
-class _FollowedGame:
+class _LiveGame:
+    """A running game as the live files know it: its moves as they came (book moves first),
+    and, once it is the game followed, their annotation (TCEC's fields) so far."""
+
     headers: dict[str, str]
     options: tuple[dict[str, Any], dict[str, Any]]  # White's engine's, Black's
-    annotator: Annotator
+    start: Opening
     log: Path | None  # its engine log, as `EngineLogs` writes it
+    records: list[MoveRecord] = field(default_factory=list)
+    annotator: Annotator | None = None  # made when it is first followed
     plies: list[Annotated] = field(default_factory=list)
     moves: list[LiveMove] = field(default_factory=list)
+
+    def annotate(self, rules: Adjudication) -> None:
+        """Annotate the moves not annotated yet (all of them when first followed)."""
+        if self.annotator is None:
+            self.annotator = Annotator(self.start.board(), rules)
+        for record in self.records[len(self.plies) :]:
+            annotated = self.annotator.add(record)
+            self.plies.append(annotated)
+            self.moves.append(live_move(annotated))
+
+
+#: the live files are written at most this often (a write waiting meanwhile is replaced by
+#: a newer one): TCEC's viewer reads them every few seconds
+LIVE_EVERY_S = 0.25
 
 
 class TcecFiles:
     """TCEC's live files in `folder`: `live.json`, `live.pgn` and `live.log` (the end of its
-    engine log) after every move of the game they follow (the earliest started of the running
+    engine log) after the moves of the game they follow (the earliest started of the running
     games), `schedule.json` and `crosstable.json` after every game.
 
-    Each move is annotated once, as it comes; the files are serialized and written by a
-    worker thread, and a write still waiting when a newer state comes is dropped for it, so
-    the event loop (and the clocks it stamps) never waits for a disk.
+    A move costs the loop an append: only the followed game's moves are annotated (a game
+    that becomes followed is annotated then, once).  The files are serialized and written by
+    a worker thread at most every `LIVE_EVERY_S`, and a write still waiting when a newer
+    state comes is dropped for it, so the event loop never waits for a disk.
     """
 
     def __init__(self, folder: Path, rules: Adjudication) -> None:
         self.folder, self.rules = folder, rules
-        self.games: dict[int, _FollowedGame] = {}
+        self.games: dict[int, _LiveGame] = {}
         self.followed: int | None = None
         self.pending: dict[str, Callable[[], str]] = {}
         self.writer: asyncio.Task[None] | None = None
@@ -172,26 +267,18 @@ class TcecFiles:
         """A game starts, from `opening` (its book moves are its first moves); `log` is where
         its engine log is written (`live.log` shows its end)."""
         opening = opening or START
-        live = self.games[game] = _FollowedGame(
-            headers, options, Annotator(opening.board(), self.rules), log
-        )
-        for book in opening.book():
-            annotated = live.annotator.add(book)
-            live.plies.append(annotated)
-            live.moves.append(live_move(annotated))
+        live = self.games[game] = _LiveGame(headers, options, opening, log)
+        live.records.extend(opening.book())
         if self.followed is None or self.followed not in self.games:
-            self.followed = game
-            self._game_files(game)
+            self._follow(game)
 
     def move(self, game: int, move: MoveRecord) -> None:
         live = self.games.get(game)
         if live is None:
             return
-        annotated = live.annotator.add(move)
-        live.plies.append(annotated)
-        live.moves.append(live_move(annotated))
+        live.records.append(move)
         if game == self.followed:
-            self._game_files(game)
+            self._game_files(live)
 
     def finish(self, game: int, record: GameRecord | None = None) -> None:
         """The game ended (its `record`) or its attempt was aborted (no record): an ended
@@ -205,10 +292,14 @@ class TcecFiles:
             if record.details:
                 ending["TerminationDetails"] = record.details
             live.headers = {**live.headers, **ending}
-            self._game_files(game, live, record.reason)
-        self.followed = min(self.games, default=None)
-        if self.followed is not None:
-            self._game_files(self.followed)
+            self._game_files(live, record.reason)
+        self.followed = None
+        if self.games:
+            self._follow(min(self.games))
+
+    def _follow(self, game: int) -> None:
+        self.followed = game
+        self._game_files(self.games[game])
 
     def event(self, view: EventView) -> None:
         self._queue("tournament.json", lambda: json.dumps(tournament_json(view), indent=1))
@@ -218,14 +309,12 @@ class TcecFiles:
         if view.settings.system == "knockout":  # TCEC's Cup viewer draws its bracket
             self._queue("Eventcrosstable.json", lambda: json.dumps(eventcrosstable_json(view)))
 
-    def _game_files(
-        self, game: int, live: _FollowedGame | None = None, reason: str | None = None
-    ) -> None:
-        live = live or self.games[game]
-        headers, moves, plies = live.headers, list(live.moves), list(live.plies)
-        options = live.options
-        self._queue("live.json", lambda: json.dumps(live_json(headers, moves, options)))
-        self._queue("live.pgn", lambda: live_pgn(headers, plies, reason, options))
+    def _game_files(self, live: _LiveGame, reason: str | None = None) -> None:
+        live.annotate(self.rules)
+        # the lists only grow: the writer takes the first `n` of each, whenever it runs
+        headers, options, n = live.headers, live.options, len(live.plies)
+        self._queue("live.json", lambda: json.dumps(live_json(headers, live.moves[:n], options)))
+        self._queue("live.pgn", lambda: live_pgn(headers, live.plies[:n], reason, options))
         self._queue("live.log", lambda: live_log(live.log))
 
     def _queue(self, name: str, render: Callable[[], str]) -> None:
@@ -244,6 +333,8 @@ class TcecFiles:
                 self.failing = True
             else:
                 self.failing = False
+            if self.pending:
+                await asyncio.sleep(LIVE_EVERY_S)
 
     def _write_batch(self, batch: dict[str, Callable[[], str]]) -> None:
         for name, render in batch.items():

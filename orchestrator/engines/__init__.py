@@ -1,5 +1,6 @@
-"""Engines: python-chess's UCI and XBoard adapters with pipe-side clock stamps and faults
-(`adapter`), the pool that keeps engines between games (`pool`), and the start-up check
-(`probe`)."""
+"""Engines: python-chess's UCI and XBoard adapters with clock stamps and faults (`adapter`),
+their output stamped by the kernel (`output`), their logs (`journal`), the pool that keeps
+engines between games (`pool`), the start-up check (`probe`), pinned cores (`affinity`) and
+the host's process table (`procfs`)."""
 
-__all__ = ["adapter", "pool", "probe"]
+__all__ = ["adapter", "affinity", "journal", "output", "pool", "probe", "procfs"]

@@ -14,12 +14,14 @@ import contextlib
 import ctypes
 import errno
 import os
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import chess
@@ -99,6 +101,36 @@ def _idle_child() -> None:  # pragma: no cover - runs in the child before exec
     idle_priority()
 
 
+#: util-linux's `setpriv`, which sets the parent-death signal and then runs the engine
+SETPRIV = shutil.which("setpriv") if sys.platform == "linux" else None
+
+
+def spawn_command(
+    command: tuple[str, ...], workdir: Path | None, *, idle: bool = False
+) -> tuple[list[str], Callable[[], None] | None]:
+    """How to start an engine: its command line, and the function its child runs before
+    `exec` (None: none).  A child that runs Python before `exec` makes Python `fork` the
+    whole daemon (5 ms and more for a 100 MB process, on the loop); without one, it uses
+    `vfork`.  So the parent-death signal is set by `setpriv --pdeathsig KILL` (util-linux)
+    where it is installed and the engine's program can be found, which keeps the error of a
+    missing program Python's own; otherwise, and for an idle kibitzer, in the child.
+
+    >>> spawn_command(("/bin/sh", "-c", "true"), None)[0][-4:]
+    ['--', '/bin/sh', '-c', 'true']
+    >>> spawn_command(("no-such-engine",), None)
+    (['no-such-engine'], <function die_with_parent at ...>)
+    """
+    program = command[0]
+    if "/" in program:
+        found = workdir / program if workdir and not program.startswith("/") else Path(program)
+        runnable = os.access(found, os.X_OK) and found.is_file()
+    else:
+        runnable = shutil.which(program) is not None
+    if idle or SETPRIV is None or not runnable:
+        return list(command), _idle_child if idle else die_with_parent
+    return [SETPRIV, "--pdeathsig", "KILL", "--", *command], None
+
+
 #: errors of the daemon's own (no descriptors, no memory, no disk), never an engine's fault
 DAEMON_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOMEM, errno.ENOSPC, errno.EAGAIN})
 
@@ -175,6 +207,15 @@ class _Pipe:
     #: the first word of the lines that start and stop the engine's clock
     CLOCK_STARTS: frozenset[str] = frozenset()
     CLOCK_STOPS: frozenset[str] = frozenset()
+    #: the first word of the lines written together with the line that follows them (UCI's
+    #: `position`, with its `go`): the engine wakes once, with its whole command
+    LEADS: frozenset[str] = frozenset()
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        cls._stop_words = tuple(word.encode() for word in cls.CLOCK_STOPS)
+
+    _stop_words: tuple[bytes, ...] = ()
 
     def __init__(self) -> None:
         super().__init__()
@@ -198,6 +239,12 @@ class _Pipe:
         self.stdout: StampedOutput | None = None
         #: when the engine wrote the bytes now being received (`StampedOutput` sets it)
         self.arrived: float | None = None
+        self._lead: list[str] = []  # `LEADS` lines held for the next line
+
+    def stops(self, data: bytes) -> bool:
+        """Whether `data` (a write of the engine's) may hold a line that stops its clock
+        (`engines/output.py` hands such a write on with its own stamp)."""
+        return any(word in data for word in self._stop_words)
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         """python-chess's line splitter, with a bound: a line longer than `MAX_LINE` is
@@ -242,14 +289,59 @@ class _Pipe:
             self.early.append((at, sign, line[: LINE_KEPT + 1]))
 
     def send_line(self, line: str) -> None:
-        at = time.monotonic()  # before the write: the engine may start as the bytes land
-        started = self._stamp(line, at)
-        super().send_line(line)  # type: ignore[misc]
+        if line.partition(" ")[0] in self.LEADS:
+            # held for the line that follows it at once (`go`): one write, one wake-up
+            if not self._lead:
+                asyncio.get_running_loop().call_soon(self._write_lead)
+            self._lead.append(line)
+            return
+        lead, self._lead = self._lead, []
+        text = "\n".join([*lead, line])
+        stdin = self._stdin()
+        if stdin is not None:  # the clock's line: stamped and written with nothing between
+            data = (text + "\n").encode()
+            at = time.monotonic()
+            try:
+                written = os.write(stdin[1], data)
+            except (BlockingIOError, InterruptedError):
+                written = 0
+            except OSError:  # the engine is gone: python-chess sees its end
+                written = len(data)
+            if written < len(data):
+                stdin[0].write(data[written:])
+            started = self._stamp(line, at)
+        else:
+            at = time.monotonic()  # before the write: the engine may start as the bytes land
+            started = self._stamp(line, at)
+            super().send_line(text)  # type: ignore[misc]
         if started:
             _let_it_run()
             if self.on_go is not None:
                 self.on_go()
-        self.log(">", line, at)
+        for text in (*lead, line):
+            self.log(">", text, at)
+
+    def _stdin(self) -> tuple[asyncio.WriteTransport, int] | None:
+        """The engine's stdin and its descriptor, when nothing waits to be written to it:
+        the line that starts the clock then goes out in one `os.write` right after its
+        stamp (a preemption between the two would be charged to the engine)."""
+        transport = getattr(self, "transport", None)
+        stdin = transport.get_pipe_transport(0) if transport is not None else None
+        if stdin is None or stdin.is_closing() or stdin.get_write_buffer_size():
+            return None
+        pipe = stdin.get_extra_info("pipe")
+        return (stdin, pipe.fileno()) if pipe is not None else None
+
+    def _write_lead(self) -> None:
+        """The lines held for a line that did not come (none should: python-chess sends
+        `go` right after `position`)."""
+        lead, self._lead = self._lead, []
+        transport = self.transport  # type: ignore[attr-defined]
+        if lead and transport is not None and not transport.is_closing():
+            at = time.monotonic()
+            super().send_line("\n".join(lead))  # type: ignore[misc]
+            for text in lead:
+                self.log(">", text, at)
 
     def _stamp(self, line: str, at: float) -> bool:
         """The clock stamps of a line written to the engine at `at`; whether it started the
@@ -329,6 +421,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
 
     CLOCK_STARTS = frozenset({"go", "ponderhit"})
     CLOCK_STOPS = frozenset({"bestmove"})
+    LEADS = frozenset({"position"})
 
     def __init__(self) -> None:
         super().__init__()
@@ -525,17 +618,18 @@ class Engine:
         the lowest CPU priority (a kibitzer), all its threads with it."""
         protocol_class = _Uci if config.protocol == "uci" else _XBoard
         try:
-            ends = output_pair()
+            ends = output_pair() if config.stdout == "socket" else None
         except OSError as exc:  # no descriptors left: the machine's trouble
             raise DaemonFault(f"cannot start {config.name}: {exc.strerror}") from None
+        command, before_exec = spawn_command(config.command, config.workdir, idle=idle)
         try:
             transport, protocol = await protocol_class.popen(
-                list(config.command),
+                command,
                 setpgrp=True,
                 cwd=str(config.workdir) if config.workdir else None,
                 stdout=subprocess.PIPE if ends is None else ends[1],
                 stderr=subprocess.PIPE,
-                preexec_fn=_idle_child if idle else die_with_parent,
+                preexec_fn=before_exec,
             )
         except OSError as exc:
             for end in ends or ():

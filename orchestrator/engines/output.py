@@ -7,7 +7,9 @@ one end of a ``SOCK_SEQPACKET`` socket pair: every ``write`` the engine makes is
 and with ``SO_TIMESTAMPNS`` the kernel stamps each record as the write puts it in our queue.
 `StampedOutput` reads the records whenever the loop is free and hands their bytes to
 python-chess's protocol together with the kernel's stamp (`Receiver.arrived`), so the time
-charged is the time of the write, whatever the loop was doing.  (bench/stamps.py measures
+charged is the time of the write, whatever the loop was doing.  Records read together are
+handed on together, with the last one's stamp; a record that may stop the engine's clock
+ends such a batch, so its line always has its own write's stamp.  (bench/stamps.py measures
 this against stamping in the loop and in a reader thread; the README says why.)
 
 A write becomes one record, so a record is as large as the engine's largest write: the
@@ -36,6 +38,7 @@ SEND_BUFFER = 1 << 20
 #: Linux's SO_TIMESTAMPNS (and SCM_TIMESTAMPNS): nanosecond stamps in a `struct timespec`
 SO_TIMESTAMPNS = 35
 _TIMESPEC = struct.Struct("@ll")
+_ANCILLARY = socket.CMSG_SPACE(_TIMESPEC.size)
 #: records read in one go before the loop gets its turn back (a flooding engine)
 RECORDS_PER_TURN = 256
 
@@ -47,6 +50,9 @@ class Receiver(Protocol):
     arrived: float | None
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None: ...
+
+    def stops(self, data: bytes) -> bool:
+        """Whether `data` may hold a line that stops the engine's clock."""
 
 
 def pair() -> tuple[socket.socket, socket.socket] | None:
@@ -91,8 +97,27 @@ def _stamp(ancillary: list[tuple[int, int, bytes]], received: float) -> float:
         if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= _TIMESPEC.size:
             seconds, nanoseconds = _TIMESPEC.unpack_from(data)
             wall: float = seconds + nanoseconds / 1e9
-            return min(received, wall - (time.time() - received))
+            return min(received, wall - wall_minus_monotonic())
     return received
+
+
+def wall_minus_monotonic() -> float:
+    """The wall clock minus the monotonic clock, read together: a reading the scheduler
+    interrupted (the two clocks read more than 50 µs apart) is taken again, so that no
+    preemption of this process shifts a stamp.
+
+    >>> abs(wall_minus_monotonic() - (time.time() - time.monotonic())) < 0.01
+    True
+    """
+    best = (float("inf"), 0.0)
+    for _ in range(3):
+        before = time.monotonic()
+        wall = time.time()
+        after = time.monotonic()
+        best = min(best, (after - before, wall - (before + after) / 2))
+        if after - before < 50e-6:
+            break
+    return best[1]
 
 
 class StampedOutput:
@@ -125,45 +150,62 @@ class StampedOutput:
         return data, _stamp(ancillary, time.monotonic())
 
     def readable(self) -> None:
-        """The records that are there, each handed on with its own stamp (at most
-        `RECORDS_PER_TURN`: the loop calls again for the rest)."""
-        for _ in range(RECORDS_PER_TURN):
-            if not self._read():
-                return
+        """The records that are there (at most `RECORDS_PER_TURN`: the loop calls again for
+        the rest)."""
+        self._take(RECORDS_PER_TURN)
 
     def drain(self) -> None:
         """Every record that is there now (the engine exited, or its deadline passed)."""
-        while self._read():
-            pass
+        self._take(None)
 
-    def _read(self) -> bool:
-        """Hand on one record; False when there is none (or the end)."""
-        if self.eof:
-            return False
+    def _take(self, most: int | None) -> None:
+        """Read records and hand them on together, each batch with the stamp of its last
+        record: a record that may hold a line that stops the clock (`Receiver.stops`) ends
+        its batch, so that line gets its own write's stamp."""
+        batch: list[bytes] = []
+        stamp: list[tuple[int, int, bytes]] = []
+        received = 0.0
+        taken = 0
+        while (most is None or taken < most) and not self.eof:
+            got = self._recv()
+            if got is None:
+                break
+            taken += 1
+            data, stamp, received = got
+            if data:
+                batch.append(data)
+                if self.receiver.stops(data):
+                    self._hand(batch, stamp, received)
+                    batch = []
+        if batch:
+            self._hand(batch, stamp, received)
+
+    def _hand(
+        self, batch: list[bytes], ancillary: list[tuple[int, int, bytes]], received: float
+    ) -> None:
+        self.receiver.arrived = _stamp(ancillary, received)
+        try:
+            self.receiver.pipe_data_received(1, batch[0] if len(batch) == 1 else b"".join(batch))
+        finally:
+            self.receiver.arrived = None
+
+    def _recv(self) -> tuple[bytes, list[tuple[int, int, bytes]], float] | None:
+        """One record, its ancillary data (the stamp) and when it was read; None when there
+        is none now, or at the end (`eof`)."""
         buffer = _buffer.data
         if len(buffer) < self.record_size:
             buffer = _buffer.data = bytearray(self.record_size)
         try:
-            size, ancillary, _, _ = self.sock.recvmsg_into(
-                [buffer], socket.CMSG_SPACE(_TIMESPEC.size)
-            )
+            size, ancillary, _, _ = self.sock.recvmsg_into([buffer], _ANCILLARY)
         except (BlockingIOError, InterruptedError):
-            return False
+            return None
         except OSError:
             self._end()
-            return False
-        received = time.monotonic()
-        if size == 0:
-            if self._hung_up():
-                self._end()
-                return False
-            return True  # an empty write: nothing to hand on
-        self.receiver.arrived = _stamp(ancillary, received)
-        try:
-            self.receiver.pipe_data_received(1, bytes(buffer[:size]))
-        finally:
-            self.receiver.arrived = None
-        return not self.eof
+            return None
+        if size == 0 and self._hung_up():
+            self._end()
+            return None
+        return bytes(buffer[:size]), ancillary, time.monotonic()
 
     def _hung_up(self) -> bool:
         """Whether every writer of the engine's end has closed it (a read of 0 bytes is also

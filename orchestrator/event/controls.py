@@ -29,7 +29,7 @@ from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.event.model import RESULTS, Result
 from orchestrator.core.game.openings import START
 from orchestrator.core.game.record import GameRecord, Termination
-from orchestrator.core.pairing import lookup
+from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.teams import board_tags
 from orchestrator.event.export import round_tag
 from orchestrator.event.read import STRIKES, EventView, view_of
@@ -202,13 +202,15 @@ class Adjudicate(_GameControl, frozen=True, kw_only=True, tag="adjudicate"):
         plan = [c for n in _changeable(view, game) for c in changes.round_dropped(n)]
         details = DIRECTOR_WORDS
         text = f"{_winner(result)} by the tournament director's decision: {reason}"
-        if game.status == "finished" and game.pgn:
-            pgn = amend(game.pgn, result, "adjudication", details)
+        stored = await store.game_pgn(game.id) if game.status == "finished" else None
+        final_fen = None
+        if stored:
+            pgn = amend(stored, result, "adjudication", details)
             plies, attempt, goal = game.plies or 0, None, game.rmobility
         else:
             record, attempt = await _record_so_far(store, view, game, result, text)
             pgn, plies = _pgn(view, game, record, site, details), record.plies
-            goal = str(record.goal())
+            goal, final_fen = record.rmobility_result(), record.last_fen()
         plan += changes.game_result(
             game.id,
             result,
@@ -219,6 +221,7 @@ class Adjudicate(_GameControl, frozen=True, kw_only=True, tag="adjudicate"):
             pgn=pgn,
             attempt=attempt,
             rmobility=goal,
+            final_fen=final_fen,
         )
         return Plan(plan, f"game {game.id}: {result} by adjudication")
 

@@ -20,7 +20,8 @@ from orchestrator.core.event.standings import (
     mark,
     standings,
 )
-from orchestrator.core.pairing import lookup
+from orchestrator.core.pairing.gauntlet import match_state
+from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.teams import team_standings
 from orchestrator.event.api import (
     BracketJSON,
@@ -30,6 +31,7 @@ from orchestrator.event.api import (
     StageJSON,
     StandingJSON,
     TeamStandingJSON,
+    TiebreakJSON,
 )
 from orchestrator.store.database import GameRow, RoundRow
 from orchestrator.store.logs import find_log
@@ -249,9 +251,11 @@ def head_to_head(tournament: Tournament) -> HeadToHeadJSON:
     >>> data["points"], data["wins"], data["draws"], data["losses"], data["planned"]
     ([1.5, 0.5], 1, 1, 0, 2)
     """
-    first, second = (p.name for p in tournament.by_seed())
+    options = lookup("match").parse(tournament.rules.system_options)
+    state = match_state(tournament, options)
+    first, second = state.first, state.second
     wins = draws = losses = 0
-    for _, g in tournament.finished_games():
+    for g in state.regulation:
         points = g.points(first)
         wins, draws, losses = (
             wins + (points == 1.0),
@@ -259,7 +263,16 @@ def head_to_head(tournament: Tournament) -> HeadToHeadJSON:
             losses + (points == 0.0),
         )
     elo = elo_difference(wins, draws, losses)
-    planned = lookup("match").parse(tournament.rules.system_options).games
+    tiebreaks: list[TiebreakJSON] = [
+        {
+            "games": len(games),
+            "planned": stage.games,
+            "tc": stage.tc,
+            "points": [sum(g.points(first) for g in games), sum(g.points(second) for g in games)],
+        }
+        for stage, games in state.tiebreaks
+    ]
+    places = dict(state.places)
     return {
         "engines": [first, second],
         "points": [wins + draws / 2, losses + draws / 2],
@@ -267,9 +280,12 @@ def head_to_head(tournament: Tournament) -> HeadToHeadJSON:
         "draws": draws,
         "losses": losses,
         "games": wins + draws + losses,
-        "planned": planned,
+        "planned": options.games,
         "elo": elo.difference,
         "margin": elo.margin,
+        "tiebreaks": tiebreaks,
+        "winner": places.get("1"),
+        "shared": "1-2" in places,
     }
 
 
@@ -277,22 +293,44 @@ def head_to_head_text(data: HeadToHeadJSON) -> str:
     """A match's score as text, with the Elo difference it implies.
 
     >>> print(head_to_head_text({"engines": ["A", "B"], "points": [5.5, 4.5], "wins": 3,
-    ...     "draws": 5, "losses": 2, "games": 10, "planned": 100, "elo": 34.9, "margin": 141.2}))
+    ...     "draws": 5, "losses": 2, "games": 10, "planned": 100, "elo": 34.9, "margin": 141.2,
+    ...     "tiebreaks": [], "winner": None, "shared": False}))
     Match: A 5.5 - 4.5 B after 10 of 100 games (+3 =5 -2)
     Elo difference: +34.9 +/- 141.2 (95%)
+    <BLANKLINE>
+    >>> print(head_to_head_text({"engines": ["A", "B"], "points": [1, 1], "wins": 0,
+    ...     "draws": 2, "losses": 0, "games": 2, "planned": 2, "elo": 0.0, "margin": None,
+    ...     "tiebreaks": [{"games": 2, "planned": 2, "tc": "300+2", "points": [1.5, 0.5]}],
+    ...     "winner": "A", "shared": False}))
+    Match: A 1 - 1 B after 2 of 2 games (+0 =2 -0)
+    Tiebreak 1 at 300+2: A 1.5 - 0.5 B after 2 of 2 games
+    Winner: A
+    Elo difference: +0.0
     <BLANKLINE>
     """
     first, second = data["engines"]
     a, b = (_num(p) for p in data["points"])
-    line = (
+    lines = [
         f"Match: {first} {a} - {b} {second} after {data['games']} of {data['planned']} games "
         f"(+{data['wins']} ={data['draws']} -{data['losses']})"
-    )
+    ]
+    for n, tiebreak in enumerate(data["tiebreaks"], 1):
+        a, b = (_num(p) for p in tiebreak["points"])
+        tc = f" at {tiebreak['tc']}" if tiebreak["tc"] else ""
+        lines.append(
+            f"Tiebreak {n}{tc}: {first} {a} - {b} {second} after {tiebreak['games']} of "
+            f"{tiebreak['planned']} games"
+        )
+    if data["winner"]:
+        lines.append(f"Winner: {data['winner']}")
+    elif data["shared"]:
+        lines.append("Shared: the match ended tied")
     elo, margin = data["elo"], data["margin"]
     shown = "unbounded" if elo is None else f"{elo:+.1f}"
     if margin is not None:
         shown += f" +/- {margin:.1f} (95%)"
-    return f"{line}\nElo difference: {shown}\n"
+    lines.append(f"Elo difference: {shown}")
+    return "\n".join(lines) + "\n"
 
 
 _SHORT = {

@@ -132,9 +132,9 @@ class EventView:
 
 
 @asynccontextmanager
-async def reading(db: Path) -> AsyncIterator[tuple[EventView, Store]]:
-    """The stored event, and the read-only connection it came from, closed on leaving
-    (whatever happens inside).
+async def reading(db: Path, *, pgn: bool = False) -> AsyncIterator[tuple[EventView, Store]]:
+    """The stored event (its games' PGN texts with `pgn`), and the read-only connection it
+    came from, closed on leaving (whatever happens inside).
 
     >>> import asyncio
     >>> from orchestrator.event.sample import sample_database
@@ -146,15 +146,16 @@ async def reading(db: Path) -> AsyncIterator[tuple[EventView, Store]]:
     """
     store = await Store.open(db, readonly=True)
     try:
-        yield await view_of(store), store
+        yield await view_of(store, pgn=pgn), store
     except sqlite3.DatabaseError as exc:  # a damaged file: one line, never a traceback
         raise StoreError(f"{db}: the database cannot be read: {exc}") from None
     finally:
         await store.close()
 
 
-async def view_of(store: Store) -> EventView:
-    """The event as `store` holds it now.
+async def view_of(store: Store, *, pgn: bool = False) -> EventView:
+    """The event as `store` holds it now; its games' PGN texts only with `pgn`
+    (`Store.rounds`).
 
     >>> import asyncio
     >>> from orchestrator.event.sample import sample_database
@@ -173,7 +174,7 @@ async def view_of(store: Store) -> EventView:
         if event is None:
             raise StoreError(f"{store.path}: no event has been started in this database")
         settings = EventSettings.from_json(event.settings)
-        rounds = await store.rounds()
+        rounds = await store.rounds(pgn=pgn)
         players = await store.players()
         return EventView(
             event.name,
@@ -190,8 +191,9 @@ async def view_of(store: Store) -> EventView:
         )
 
 
-async def load_view(db: Path) -> EventView:
-    """The stored event, read in one go; a `StoreError` naming `db` when it cannot be read.
+async def load_view(db: Path, *, pgn: bool = False) -> EventView:
+    """The stored event, read in one go (its games' PGN texts with `pgn`); a `StoreError`
+    naming `db` when it cannot be read.
 
     >>> import asyncio
     >>> from orchestrator.event.sample import sample_database
@@ -199,7 +201,7 @@ async def load_view(db: Path) -> EventView:
     >>> view.name, view.settings.players, len(view.rounds)
     ('Sample', ('A', 'B', 'C', 'D'), 1)
     """
-    async with reading(db) as (view, _):
+    async with reading(db, pgn=pgn) as (view, _):
         return view
 
 
@@ -418,7 +420,7 @@ async def game_json(view: EventView, store: Store, game: GameRow) -> GameJSON:
         "last": last,
         "kibitzers": await asyncio.to_thread(kibitzers_json, view, game.id),
         "log": log_url(game.id) if await asyncio.to_thread(_has_log, store, game.id) else None,
-        "pgn": game.pgn,
+        "pgn": game.pgn if game.pgn is not None else await store.game_pgn(game.id),
         "clock_start_ms": tc.base_ms if tc.kind == "clock" else None,
     }
     return data

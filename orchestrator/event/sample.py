@@ -12,7 +12,7 @@ from pathlib import Path
 from orchestrator.config.model import Config, EngineConfig, TournamentConfig
 from orchestrator.core.game.adjudication import Adjudication
 from orchestrator.core.game.record import Cp, GameRecord, MoveRecord
-from orchestrator.core.pairing import pair_next
+from orchestrator.core.pairing.round import pair_next
 from orchestrator.event.read import EventView, load_view
 from orchestrator.event.resume import create_or_resume
 from orchestrator.event.state import OpeningChoice, new_games, tournament
@@ -49,12 +49,12 @@ def sample_database(folder: Path | None = None) -> Path:
 
 
 def sample_view() -> EventView:
-    """The sample event as the read commands see it.
+    """The sample event as the read commands see it (its games' PGN texts too).
 
     >>> sample_view().name
     'Sample'
     """
-    return asyncio.run(load_view(sample_database()))
+    return asyncio.run(load_view(sample_database(), pgn=True))
 
 
 async def _store(config: Config) -> None:

@@ -21,7 +21,7 @@ from orchestrator.core.codec import SchemaError, convert, to_builtins
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.event.model import Options, Phase, Positive, Rules, Team
 from orchestrator.core.game.adjudication import Adjudication
-from orchestrator.core.pairing import lookup
+from orchestrator.core.pairing.registry import lookup
 
 __all__ = ["FREE", "LOCKED", "EventSettings", "pairing_rules"]
 

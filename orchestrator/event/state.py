@@ -15,7 +15,7 @@ from orchestrator.config.model import Config
 from orchestrator.core.event.model import Game, Pairing, Player, Round, Tournament
 from orchestrator.core.event.seeding import seed
 from orchestrator.core.game.openings import Opening, Variant, choose, draw_position
-from orchestrator.core.pairing import lookup
+from orchestrator.core.pairing.registry import lookup
 from orchestrator.event.settings import EventSettings, pairing_rules
 from orchestrator.store.database import NewGame, RoundRow
 

@@ -6,8 +6,6 @@ The field names are those TCEC's runner writes and its viewer (TCEC-Chess/tcecgu
 
 from __future__ import annotations
 
-import functools
-import io
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, TypedDict
@@ -222,14 +220,6 @@ def live_pgn(
     return str(game) + "\n"
 
 
-@functools.lru_cache(maxsize=4096)
-def _final_fen(pgn: str) -> str | None:
-    """A finished game's last position. Remembered: the schedule is rewritten after every
-    game, and parsing every PGN of a 500-game event again would take half a second."""
-    parsed = chess.pgn.read_game(io.StringIO(pgn))
-    return None if parsed is None else parsed.end().board().fen()
-
-
 def schedule_json(view: EventView) -> list[ScheduleRow]:
     """`schedule.json`: every game paired so far in playing order, with its result once
     played.
@@ -250,7 +240,7 @@ def schedule_json(view: EventView) -> list[ScheduleRow]:
             row["Termination"] = game.details or game.reason or game.termination or ""
             row["Duration"] = None if game.duration_s is None else hms(game.duration_s)
             row["Moves"] = ((game.plies or 0) + 1) // 2
-            row["FinalFen"] = _final_fen(game.pgn) if game.pgn else None
+            row["FinalFen"] = game.final_fen
             if game.rmobility is not None:
                 row["RMobilityResult"] = game.rmobility
             if game.white_ev is not None:
@@ -440,8 +430,8 @@ def eventcrosstable_json(view: EventView) -> EventCrosstableJSON:
     >>> data["teams"], data["results"]
     ([], [[]])
     """
-    from orchestrator.core.pairing import lookup
     from orchestrator.core.pairing.knockout import bracket, stages_of
+    from orchestrator.core.pairing.registry import lookup
 
     out: EventCrosstableJSON = {"EventTable": {}, "teams": [], "matchresults": [], "results": [[]]}
     if view.settings.system != "knockout":

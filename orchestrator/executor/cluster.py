@@ -4,11 +4,14 @@ executors.
 The daemon is a Dask client (`Client(asynchronous=True)`).  Each attempt at a game is one
 task, `worker.run_game`, with the resources it needs: a `game` slot and what both engines
 `require`.  Dask's scheduler places it on a worker that has them, or keeps it waiting until
-one connects.  The moves come back as Dask structured events on a topic of the attempt's
-own (`Worker.log_event` on the host, `Client.subscribe_topic` here): the game's thread never
-waits for the network, the events of one worker arrive in order over one stream, and no
-polling is needed.  An event lost with its worker costs nothing: the attempt is aborted
-then, and a finished game's `GameRecord` (the task's result) holds every move.
+one connects.  The moves come back as Dask structured events on one topic of this daemon's
+(`Worker.log_event` on the host, `Client.subscribe_topic` here), each naming its attempt by
+the task's key: the game's thread never waits for the network, the events of one worker
+arrive in order over one stream, and no polling is needed.  The scheduler keeps the last
+events of a topic (`distributed.admin.low-level-log-length`, 1,000 by default), so one topic
+costs it a bounded amount of memory however many games are played (a topic per attempt
+would keep every game's).  An event lost with its worker costs nothing: the attempt is
+aborted then, and a finished game's `GameRecord` (the task's result) holds every move.
 
 Faults are the daemon's to decide, never Dask's: a lost worker (detected by the scheduler's
 worker list, or by Dask starting the task again elsewhere) or a lost scheduler ends the
@@ -18,8 +21,8 @@ attempt with `HostFault`; the daemon aborts it and plays the game again as a new
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
+import uuid
 from collections.abc import Awaitable
 from typing import Any, cast
 
@@ -129,6 +132,9 @@ class DaskExecutor:
         self._connecting = asyncio.Lock()
         self._down_since: float | None = None
         self._watch: asyncio.Task[None] | None = None
+        #: this daemon's topic, and the attempts followed now (by their task's key)
+        self.topic = f"orchestrator/{uuid.uuid4().hex}"
+        self.followed: dict[str, _Follow] = {}
 
     async def start(self) -> None:
         """Connect in the background: the daemon applies controls and answers signals while
@@ -137,14 +143,15 @@ class DaskExecutor:
 
     # the scheduler ----------------------------------------------------------------------
 
-    def _connected(self) -> bool:
+    def connected(self) -> bool:
+        """Whether the scheduler is connected now."""
         return self.client is not None and self.client.status == "running"
 
     async def ready(self) -> None:
         """Until the scheduler is connected: an outage is logged once when it starts
         (`scheduler_unreachable`) and once when it ends (`scheduler_reconnected`)."""
         async with self._connecting:
-            while not self._connected():
+            while not self.connected():
                 if self.client is not None:
                     self._outage("the connection to the scheduler was lost")
                     if self.client.status == "connecting":  # Dask's own reconnection
@@ -162,8 +169,19 @@ class DaskExecutor:
                 self._down_since = None
 
     async def connect(self) -> None:
-        """One try to reach the scheduler (`CONNECT_S` at most); OSError or TimeoutError."""
+        """One try to reach the scheduler (`CONNECT_S` at most); OSError or TimeoutError.
+        The new connection subscribes to this daemon's topic."""
         self.client = await connect_client(self.address, self.security, "orchestrator")
+        self.client.subscribe_topic(self.topic, self._event)
+
+    def _event(self, event: tuple[float, dict[str, Any]]) -> None:
+        """An event of the topic (a game host's batch of its games' events), each to the
+        attempt it names (one no longer followed: dropped)."""
+        message = event[1]
+        for one in message.get("events", (message,)):
+            follow = self.followed.get(str(one.get("key")))
+            if follow is not None:
+                follow.event(one)
 
     def _outage(self, error: str) -> None:
         if self._down_since is None:
@@ -209,19 +227,17 @@ class DaskExecutor:
         await self.ready()
         client = self.client
         assert client is not None
-        topic = f"orchestrator/{key}"
-        events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        client.subscribe_topic(topic, lambda event: events.put_nowait(event[1]))
         need = resources(spec.white, spec.black)
         future: Future[tuple[GameRecord, str]] = client.submit(
-            run_game, spec, topic, key=key, resources=need, pure=False, retries=0
+            run_game, spec, self.topic, key=key, resources=need, pure=False, retries=0
         )
+        follow = self.followed[key] = _Follow(self, spec, future, need, on_move, on_start, on_log)
         try:
-            follow = _Follow(self, spec, future, events, need, on_move, on_start, on_log)
             return await follow.run()
         finally:
-            with contextlib.suppress(Exception):
-                client.unsubscribe_topic(topic)
+            self.followed.pop(key, None)
+            if follow.starting is not None and not follow.starting.done():
+                follow.starting.cancel()
             if not future.done():
                 await _bounded(client.cancel([future], reason="aborted"), CANCEL_S)
             future.release()
@@ -271,14 +287,15 @@ class DaskExecutor:
 
 
 class _Follow:
-    """One attempt's task, followed from here: its start, its moves, its end."""
+    """One attempt's task, followed from here: its start, its moves, its end.  The events
+    are taken as they come (`event`, from the executor's topic), without a task of their
+    own: a move costs the daemon a board push and the daemon's own `on_move`."""
 
     def __init__(
         self,
         executor: DaskExecutor,
         spec: GameSpec,
         future: Future[tuple[GameRecord, str]],
-        events: asyncio.Queue[dict[str, Any]],
         need: dict[str, float],
         on_move: OnMove,
         on_start: OnStart,
@@ -286,7 +303,6 @@ class _Follow:
     ) -> None:
         self.executor = executor
         self.future = future
-        self.events = events
         self.need = need
         self.on_move = on_move
         self.on_start = on_start
@@ -301,28 +317,26 @@ class _Follow:
         self.started = 0.0  # monotonic time of the start event
         self.submitted = time.monotonic()
         self.waiting_logged = False
+        self.starting: asyncio.Future[None] | None = None  # `on_start`, once the game runs
+        self.lost: asyncio.Future[HostFault] = asyncio.get_running_loop().create_future()
 
     async def run(self) -> GameRecord:
         result = asyncio.ensure_future(self._result())
         try:
             while not result.done():
-                get = asyncio.ensure_future(self.events.get())
-                done, _ = await asyncio.wait(
-                    {result, get}, timeout=WORKERS_S, return_when=asyncio.FIRST_COMPLETED
-                )
-                if get in done:
-                    await self._event(get.result())
-                else:
-                    get.cancel()
+                waiting: set[asyncio.Future[Any]] = {result, self.lost}
+                await asyncio.wait(waiting, timeout=WORKERS_S)
+                if self.lost.done():
+                    raise self.lost.result()
                 self._check_host()
-            while not self.events.empty():  # the moves that came with the result
-                await self._event(self.events.get_nowait())
             record, log = result.result()
+            if self.starting is not None:
+                await self.starting
         finally:
             result.cancel()
         for move in record.moves[len(self.board.move_stack) :]:  # any the events lacked
             self.board.push(chess.Move.from_uci(move.uci))
-            await self.on_move(move, self.board)
+            self.on_move(move, self.board)
         self.on_log(log)
         return record
 
@@ -344,18 +358,21 @@ class _Follow:
             detail = f"the game failed on its host: {type(exc).__name__}: {exc}"
             raise HostFault(self.host, detail, lost=False) from None
 
-    async def _event(self, message: dict[str, Any]) -> None:
+    def event(self, message: dict[str, Any]) -> None:
+        """One event of this attempt's task: its start, or one of its moves."""
         kind, run = message.get("kind"), message.get("run")
         if kind == "start":
             if self.run_id is None:
                 self.run_id, self.host = run, str(message.get("host"))
                 self.address, self.started = str(message.get("at")), time.monotonic()
-                await self.on_start(self.host)
-            elif run != self.run_id:  # Dask started it again: its first worker was lost
-                raise HostFault(
-                    self.host,
-                    "the game host was lost (the game was started again elsewhere)",
-                    lost=True,
+                self.starting = asyncio.ensure_future(self.on_start(self.host))
+            elif run != self.run_id and not self.lost.done():  # Dask started it again
+                self.lost.set_result(
+                    HostFault(
+                        self.host,
+                        "the game host was lost (the game was started again elsewhere)",
+                        lost=True,
+                    )
                 )
         elif (
             kind == "move"
@@ -365,7 +382,7 @@ class _Follow:
             move = move_from_wire(message["move"])
             self.board.push(chess.Move.from_uci(move.uci))  # found legal on the host
             self.on_log(str(message.get("log", "")))
-            await self.on_move(move, self.board)
+            self.on_move(move, self.board)
 
     def _check_host(self) -> None:
         executor = self.executor

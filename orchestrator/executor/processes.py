@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import shutil
 import socket
 import subprocess
@@ -41,8 +42,20 @@ def dask_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "dask", *args]
 
 
+def worker_slots(games: int, cores: int) -> list[int]:
+    """How many games each local worker process plays at once: one process per core (at
+    most one per game), the games shared out as evenly as can be.
+
+    >>> worker_slots(2, 8), worker_slots(128, 2), worker_slots(5, 2)
+    ([1, 1], [64, 64], [3, 2])
+    """
+    workers = max(1, min(games, cores))
+    return [games // workers + (1 if i < games % workers else 0) for i in range(workers)]
+
+
 class LocalProcesses(DaskExecutor):
-    """`slots` workers of one game each, beside a scheduler on 127.0.0.1."""
+    """Worker processes for `slots` games at once (one per core, `worker_slots`), beside a
+    scheduler on 127.0.0.1.  Each worker plays its games on one event loop of its own."""
 
     def __init__(self, slots: int, log_file: Path, folder: Path) -> None:
         super().__init__("", "processes")
@@ -78,17 +91,18 @@ class LocalProcesses(DaskExecutor):
             "--scheduler-file", str(scheduler_file),
         )  # fmt: skip
         host = socket.gethostname()
-        for slot in range(1, self.slots + 1):
+        workers = worker_slots(self.slots, os.cpu_count() or 1)
+        for number, games in enumerate(workers, 1):
             await asyncio.sleep(0)  # a stop asked for meanwhile is seen (`Daemon.request_stop`)
             self._spawn(
                 "worker",
                 "--scheduler-file", str(scheduler_file),
                 "--host", "127.0.0.1",
-                "--nthreads", "1",
-                "--resources", "game=1",
+                "--nthreads", str(games),  # a game holds a thread while it plays
+                "--resources", f"game={games}",
                 "--no-nanny",
                 "--no-dashboard",
-                "--name", f"{host}/slot-{slot}",
+                "--name", f"{host}/worker-{number}",
             )  # fmt: skip
         deadline = asyncio.get_running_loop().time() + START_S
         while not scheduler_file.is_file() or not scheduler_file.stat().st_size:
@@ -101,11 +115,15 @@ class LocalProcesses(DaskExecutor):
         assert self.client is not None
         try:
             client: Any = self.client
-            await client.wait_for_workers(self.slots, timeout=START_S)
+            await client.wait_for_workers(len(workers), timeout=START_S)
         except TimeoutError:
             raise OSError(f"the local Dask workers did not start (see {self.log_file})") from None
         log.info(
-            "executor_started", executor="processes", scheduler=self.address, workers=self.slots
+            "executor_started",
+            executor="processes",
+            scheduler=self.address,
+            workers=len(workers),
+            games=self.slots,
         )
 
     async def close(self) -> None:

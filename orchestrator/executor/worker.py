@@ -2,12 +2,14 @@
 
 A game runs on the worker, on an event loop of the worker process's own (`_Games`, in a
 thread beside Dask's): both engines start there and their clocks are kept there, next to the
-engines' pipes, so no network lag is ever charged to an engine.  Each move is sent to the
-daemon as it is played with Dask's structured events (`Worker.log_event`, which never waits
-for the network), with the engines' log written since the move before; the whole
-`GameRecord` and the log's last chunk are the task's result.  The task watches its own
-key: once the daemon no longer wants the game (it aborted the attempt, lost the scheduler, or
-died), the game is cancelled and its engines are killed at once.
+engines' pipes, so no network lag is ever charged to an engine.  The moves go to the daemon
+with Dask's structured events (`Worker.log_event`, which never waits for the network), each
+with the engines' log written since the move before: the moves of all the worker's games
+together, every `SEND_EVERY_S` (`_Outbox`), a game's last ones before its result.  The whole
+`GameRecord`, with its PGN written here (`GameSpec.pgn`: the daemon only stores it), and the
+log's last chunk are the task's result.  The task watches its own key: once the daemon no
+longer wants the game (it aborted the attempt, lost the scheduler, or died), the game is
+cancelled and its engines are killed at once.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ WATCH_S = 0.25
 IDLE_S = 5.0
 #: the task states in which a worker still runs a task for a client that wants it
 WANTED = frozenset({"executing", "long-running"})
+#: how long a game host gathers its games' moves before it sends them together (one event
+#: of the daemon's topic for all of them: the daemon's cost per move, not per message)
+SEND_EVERY_S = 0.05
 
 
 def move_to_wire(move: MoveRecord) -> dict[str, Any]:
@@ -80,6 +85,27 @@ def _wanted(worker: Worker, key: Any) -> bool:
     return task is not None and task.state in WANTED
 
 
+class _Outbox:
+    """The events of this worker's games, sent to their daemons' topics in batches (one
+    `log_event` per topic every `SEND_EVERY_S`, from the games' loop; `flush` sends what
+    is held at once, from any thread)."""
+
+    def __init__(self, worker: Worker) -> None:
+        self.worker = worker
+        self.lock = threading.Lock()
+        self.held: dict[str, list[dict[str, Any]]] = {}
+
+    def add(self, topic: str, message: dict[str, Any]) -> None:
+        with self.lock:
+            self.held.setdefault(topic, []).append(message)
+
+    def flush(self) -> None:
+        with self.lock:
+            held, self.held = self.held, {}
+        for topic, events in held.items():
+            self.worker.log_event(topic, {"events": events})
+
+
 class _Games:
     """This worker process's games: one event loop in a thread of its own and one engine
     pool, kept between games, so that `reuse = true` engines stay running between their games
@@ -95,6 +121,27 @@ class _Games:
         self.pool = EnginePool()
         self.running = 0
         self.idle: asyncio.TimerHandle | None = None
+        self.outbox: _Outbox | None = None
+        self.sending: asyncio.TimerHandle | None = None
+
+    def send(self, worker: Worker, topic: str, message: dict[str, Any]) -> None:
+        """Hold `message` for `topic` (from the games' loop); it goes out within
+        `SEND_EVERY_S`."""
+        if self.outbox is None:
+            self.outbox = _Outbox(worker)
+        self.outbox.add(topic, message)
+        if self.sending is None:
+            self.sending = self.loop.call_later(SEND_EVERY_S, self._send)
+
+    def _send(self) -> None:
+        self.sending = None
+        if self.outbox is not None:
+            self.outbox.flush()
+
+    def flush(self) -> None:
+        """Send what is held now (from any thread): a game's last moves before its result."""
+        if self.outbox is not None:
+            self.outbox.flush()
 
     def play(
         self, spec: GameSpec, on_move: OnMove, on_log: OnLog, wanted: Callable[[], bool]
@@ -144,29 +191,36 @@ def _this_host() -> _Games:
 
 
 def run_game(spec: GameSpec, topic: str) -> tuple[GameRecord, str]:
-    """Play `spec` on this worker; its events go to `topic` (a Dask task, see the module).
-    The game's record, and the last chunk of its engines' log."""
+    """Play `spec` on this worker; its events go to `topic`, the daemon's, each naming the
+    game by its task's key (a Dask task, see the module).  The game's record, with its PGN
+    written here (`spec.pgn`), and the last chunk of its engines' log."""
     worker = get_worker()
     key = worker.get_current_task()
     host = host_name(worker)
     run = uuid.uuid4().hex  # a rerun of this task by Dask is told apart from this one
-    worker.log_event(topic, {"kind": "start", "run": run, "host": host, "at": worker.address})
+    start = {"kind": "start", "key": key, "run": run, "host": host, "at": worker.address}
+    worker.log_event(topic, {"events": [start]})
     log: list[str] = []  # the engines' log since the last move sent
+    games = _this_host()
 
     def on_log(text: str) -> None:
         log.append(text)
 
-    async def on_move(move: MoveRecord, board: chess.Board) -> None:
+    def on_move(move: MoveRecord, board: chess.Board) -> None:
         ply = len(board.move_stack)
         text = "".join(log)
         log.clear()
-        worker.log_event(
-            topic,
-            {"kind": "move", "run": run, "ply": ply, "move": move_to_wire(move), "log": text},
-        )
+        message = {"kind": "move", "key": key, "run": run, "ply": ply, "log": text}
+        games.send(worker, topic, message | {"move": move_to_wire(move)})
 
-    record = _this_host().play(spec, on_move, on_log, lambda: _wanted(worker, key))
-    return dataclasses.replace(record, host=host), "".join(log)
+    try:
+        record = games.play(spec, on_move, on_log, lambda: _wanted(worker, key))
+    finally:
+        games.flush()  # the game's last moves go before its result
+    record = dataclasses.replace(record, host=host)
+    if spec.pgn is not None:
+        record = dataclasses.replace(record, pgn=spec.pgn.render(record))
+    return record, "".join(log)
 
 
 def check_engine(config: Config, engine: EngineConfig, fen_reason: str | None) -> str:

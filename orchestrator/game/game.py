@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -36,15 +36,18 @@ from orchestrator.core.game.record import (
     Score,
     Termination,
 )
+from orchestrator.core.game.rmobility import goal_at_end
 from orchestrator.engines.adapter import MAX_LINE, Engine, EngineFault
 from orchestrator.engines.affinity import pin
 from orchestrator.engines.journal import Journal
 from orchestrator.engines.pool import EnginePool
+from orchestrator.game.pgn import PgnSpec
 
 UNTIMED_DEADLINE_S = 60.0  # nodes= and depth= games: how long a move may take at most
 INFO_XBOARD = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | chess.engine.INFO_PV
 
-OnMove = Callable[[MoveRecord, chess.Board], Awaitable[None]]
+#: sees each engine move, the board after it; it must not wait (the game waits for it)
+OnMove = Callable[[MoveRecord, chess.Board], None]
 #: takes the game's engine log, a chunk with each move and the last at the end (`Journal`)
 OnLog = Callable[[str], None]
 
@@ -62,6 +65,8 @@ class GameSpec:
     ponder: bool = False
     #: pinned cores (`affinity`): the CPUs of White's engine and of Black's, every thread
     cpus: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    #: how its PGN is written, where a game host writes it (`executor/worker.py`)
+    pgn: PgnSpec | None = None
 
     def ponders(self, colour: chess.Color) -> bool:
         """Whether `colour`'s engine ponders: its own `ponder`, else the game's."""
@@ -133,7 +138,8 @@ def rules_outcome(board: chess.Board) -> Verdict | None:
         return Verdict("1/2-1/2", "Draw by insufficient mating material", "Insufficient material")
     if board.halfmove_clock >= 100:
         return Verdict("1/2-1/2", "Draw by fifty moves rule", "Fifty moves rule")
-    if board.is_repetition(3):
+    # a position seen three times needs at least 8 plies since the last irreversible move
+    if board.halfmove_clock >= 8 and board.is_repetition(3):
         return Verdict("1/2-1/2", "Draw by 3-fold repetition", "3-fold repetition")
     return None
 
@@ -247,6 +253,8 @@ class _Game:
             eco=self.spec.opening.eco if self.spec.opening else None,
             variation=self.spec.opening.variation if self.spec.opening else None,
             fault=outcome.fault,
+            rmobility=str(goal_at_end(self.board)),
+            final_fen=self.board.fen(),
         )
 
     async def _start_engines(self) -> None:
@@ -451,7 +459,7 @@ class _Game:
         if self.on_log is not None and self.journal is not None:
             self.on_log(self.journal.take())
         if self.on_move is not None:
-            await self.on_move(record, board)
+            self.on_move(record, board)
         _end_by_rules(board)  # the rules of chess come before any adjudication
         verdict = self._tablebase() or self.adjudicator.after_ply(
             white_moved=colour == chess.WHITE,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import chess
@@ -23,10 +24,61 @@ CommentStyle = Literal["cutechess", "tcec"]
 
 class _Exporter(chess.pgn.StringExporter):
     """python-chess's exporter, with tag values escaped as the PGN standard says (a quote
-    and a backslash are preceded by a backslash); python-chess writes them raw."""
+    and a backslash are preceded by a backslash); python-chess writes them raw.  Given the
+    game's moves in SAN (`sans`, as the runner found them when they were played), it writes
+    those instead of finding each again (a legal-move generation per move)."""
+
+    def __init__(self, sans: list[str] | None = None) -> None:
+        super().__init__(headers=True, variations=False, comments=True)
+        self.sans = iter(sans) if sans is not None else None
 
     def visit_header(self, tagname: str, tagvalue: str) -> None:
         super().visit_header(tagname, tagvalue.replace("\\", "\\\\").replace('"', '\\"'))
+
+    def visit_move(self, board: chess.Board, move: chess.Move) -> None:
+        if self.sans is None or self.variation_depth:
+            super().visit_move(board, move)
+            return
+        # python-chess's move numbers (`StringExporterMixin.visit_move`), the SAN known
+        if board.turn == chess.WHITE:
+            self.write_token(f"{board.fullmove_number}. ")
+        elif self.force_movenumber:
+            self.write_token(f"{board.fullmove_number}... ")
+        self.write_token(next(self.sans) + " ")
+        self.force_movenumber = False
+
+
+@dataclass(frozen=True)
+class PgnSpec:
+    """Everything a game's PGN needs besides its record (`to_pgn`'s arguments), so that it
+    can be written where the game ran (a game host) as well as in the daemon.
+
+    >>> from datetime import datetime, UTC
+    >>> now = datetime(2026, 1, 1, tzinfo=UTC)
+    >>> record = GameRecord("A", "B", "1-0", "normal", "White mates", (), now, now, "60+1")
+    >>> PgnSpec("Event").render(record).splitlines()[0]
+    '[Event "Event"]'
+    """
+
+    event: str
+    site: str = "?"
+    round_tag: str = "1.1"
+    options: tuple[dict[str, Any], dict[str, Any]] | None = None
+    comments: CommentStyle = "cutechess"
+    rules: Adjudication | None = None
+    tags: Mapping[str, str] = field(default_factory=dict)
+
+    def render(self, record: GameRecord) -> str:
+        return to_pgn(
+            record,
+            event=self.event,
+            site=self.site,
+            round_tag=self.round_tag,
+            options=self.options,
+            comments=self.comments,
+            rules=self.rules,
+            tags=self.tags,
+        )
 
 
 def to_pgn(
@@ -92,7 +144,7 @@ def to_pgn(
     if details or record.details:
         h["TerminationDetails"] = details or record.details
     h["GameDuration"] = hms((record.ended_at - record.started_at).total_seconds())
-    h["RMobilityResult"] = str(record.goal())
+    h["RMobilityResult"] = record.rmobility_result()
     h["WhiteTimeControl"] = h["BlackTimeControl"] = record.time_control
     if record.host:
         h["GameHost"] = record.host
@@ -122,8 +174,7 @@ def to_pgn(
     if options is not None:
         first = options_comment(*options)
         game.comment = f"{first} {game.comment}" if game.comment else first
-    exporter = _Exporter(headers=True, variations=False, comments=True)
-    return game.accept(exporter) + "\n"
+    return game.accept(_Exporter([move.san for move in record.moves])) + "\n"
 
 
 def elo_tags(white: float | None, black: float | None) -> dict[str, str]:
@@ -161,5 +212,4 @@ def amend(pgn: str, result: Result, termination: Termination, details: str) -> s
     game.headers["Result"] = result
     game.headers["Termination"] = termination
     game.headers["TerminationDetails"] = details
-    exporter = _Exporter(headers=True, variations=False, comments=True)
-    return game.accept(exporter) + "\n"
+    return game.accept(_Exporter()) + "\n"

@@ -31,15 +31,18 @@ def game_result(
     forfeit: bool = False,
     attempt: int | None = None,
     rmobility: str | None = None,
+    final_fen: str | None = None,
 ) -> list[Change]:
-    """`game` ends with `result` (and `attempt`, if any, counts as its finished attempt)."""
+    """`game` ends with `result` (and `attempt`, if any, counts as its finished attempt);
+    its last position stays what it was unless `final_fen` says otherwise."""
     changes: list[Change] = [
         (
             "UPDATE games SET status = 'finished', result = ?, termination = ?, reason = ?, "
             "details = ?, plies = ?, pgn = ?, forfeit = ?, fault = NULL, rmobility = ?, "
-            "ended_at = ?, started_at = COALESCE(started_at, ?) WHERE id = ?",
-            (result, termination, reason, details, plies, pgn, int(forfeit), rmobility, now(),
-             now(), game),
+            "final_fen = COALESCE(?, final_fen), ended_at = ?, "
+            "started_at = COALESCE(started_at, ?) WHERE id = ?",
+            (result, termination, reason, details, plies, pgn, int(forfeit), rmobility,
+             final_fen, now(), now(), game),
         )
     ]  # fmt: skip
     if attempt is not None:

@@ -9,7 +9,9 @@ writes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, fields
@@ -31,6 +33,27 @@ Change = tuple[str, tuple[Any, ...]]
 
 class StoreError(OrchestratorError):
     """The database cannot be used (newer schema, not an orchestrator database, ...)."""
+
+
+_INSERT_MOVE = (
+    "INSERT INTO moves (attempt, ply, uci, san, book, score_cp, score_mate, depth, seldepth, "
+    "nodes, time_ms, clock_ms, reported_ms, pv, nps, tbhits, hashfull, ponder) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+
+
+def _pgn_final_fen(pgn: str) -> str | None:
+    """A game's last position, from its PGN.
+
+    >>> _pgn_final_fen("1. e4 e5 *")
+    'rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2'
+    """
+    import io
+
+    import chess.pgn
+
+    game = chess.pgn.read_game(io.StringIO(pgn))
+    return None if game is None else game.end().board().fen()
 
 
 def now() -> str:
@@ -92,6 +115,7 @@ class GameRow:
     rmobility: str | None  # its r-mobility result (G-score), once played
     white_ev: str | None  # each engine's last score, from White's side (TCEC's wv)
     black_ev: str | None
+    final_fen: str | None  # its last position, once finished (TCEC's schedule FinalFen)
 
     @property
     def duration_s(self) -> float | None:
@@ -144,6 +168,7 @@ class DaemonRow:
     host: str
     started_at: str
     last_seen: str
+    health: str | None = None  # JSON: `event/health.py`
 
 
 @dataclass(frozen=True)
@@ -241,6 +266,7 @@ _ATTEMPT_FIELDS = tuple(f.name for f in fields(AttemptRow))
 
 
 _GAME_COLUMNS = ", ".join(_GAME_FIELDS)
+_GAME_COLUMNS_NO_PGN = ", ".join("NULL AS pgn" if f == "pgn" else f for f in _GAME_FIELDS)
 _OPENING, _FAULT, _FORFEIT = (_GAME_FIELDS.index(k) for k in ("opening", "fault", "forfeit"))
 
 
@@ -264,6 +290,8 @@ class Store:
         self.db = db
         self.path = path
         self._writing = asyncio.Lock()  # one transaction at a time on this connection
+        #: moves `queue_move` holds until they are written: rows of `_INSERT_MOVE`
+        self._pending_moves: list[tuple[object, ...]] = []
 
     @classmethod
     async def open(cls, path: Path, *, readonly: bool = False) -> Store:
@@ -310,6 +338,21 @@ class Store:
                 f"BEGIN IMMEDIATE;\n{MIGRATIONS[number]}\n"
                 f"PRAGMA user_version = {number + 1};\nCOMMIT;"
             )
+        await self.fill_final_fens()
+
+    async def fill_final_fens(self) -> int:
+        """The last position of every finished game stored before schema 9 kept it, found
+        from its PGN (once: a game that has it is never read again); how many."""
+        rows = await self._rows(
+            "SELECT id, pgn FROM games WHERE status = 'finished' AND final_fen IS NULL "
+            "AND pgn IS NOT NULL"
+        )
+        if not rows:
+            return 0
+        fens = await asyncio.to_thread(lambda: [(_pgn_final_fen(r[1]), r[0]) for r in rows])
+        async with self.transaction():
+            await self.db.executemany("UPDATE games SET final_fen = ? WHERE id = ?", fens)
+        return len(fens)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[None]:
@@ -317,10 +360,26 @@ class Store:
             await self.db.execute("BEGIN IMMEDIATE")
             try:
                 yield
+                await self.db.execute("COMMIT")
             except BaseException:
-                await self.db.execute("ROLLBACK")
+                # SQLite may have rolled it back itself (a full disk): the first error counts
+                with contextlib.suppress(sqlite3.Error):
+                    if self.db.in_transaction:
+                        await self.db.execute("ROLLBACK")
                 raise
-            await self.db.execute("COMMIT")
+
+    async def probe_space(self, size: int = 64 << 10) -> None:
+        """Whether the database may grow by `size` bytes: a table and a blob of that size
+        are written and rolled back (nothing is kept); a `sqlite3.Error` when it may not
+        (`space.disk_full`), as when it reaches its `max_page_count`."""
+        async with self._writing:
+            await self.db.execute("BEGIN IMMEDIATE")
+            try:
+                await self.db.execute("CREATE TABLE space_probe (data BLOB)")
+                await self.db.execute("INSERT INTO space_probe VALUES (zeroblob(?))", (size,))
+            finally:
+                with contextlib.suppress(sqlite3.Error):
+                    await self.db.execute("ROLLBACK")
 
     @asynccontextmanager
     async def snapshot(self) -> AsyncIterator[None]:
@@ -427,13 +486,16 @@ class Store:
                 [(number, *_game_values(g)) for g in games],
             )
 
-    async def rounds(self, number: int | None = None) -> list[RoundRow]:
-        """Every round with its games, or only round `number` (a list of at most one)."""
+    async def rounds(self, number: int | None = None, *, pgn: bool = False) -> list[RoundRow]:
+        """Every round with its games, or only round `number` (a list of at most one).  A
+        game's PGN text is read only with `pgn` (its `pgn` is None otherwise): the games'
+        texts are most of an event's size, and most readers never need them."""
         where, args = ("WHERE round = ?", (number,)) if number is not None else ("", ())
+        columns = _GAME_COLUMNS if pgn else _GAME_COLUMNS_NO_PGN
         games = [
             _game(r)
             for r in await self._rows(
-                f"SELECT {_GAME_COLUMNS} FROM games {where} ORDER BY round, number", *args
+                f"SELECT {columns} FROM games {where} ORDER BY round, number", *args
             )
         ]
         where = "WHERE number = ?" if number is not None else ""
@@ -494,42 +556,78 @@ class Store:
             )
         return cast(int, cur.lastrowid)
 
-    async def add_move(self, attempt: int, ply: int, move: MoveRecord) -> None:
-        """One move: a single INSERT, committed on its own (one call to SQLite's thread)."""
+    def queue_move(self, attempt: int, ply: int, move: MoveRecord) -> None:
+        """One move, kept until the next `flush_moves` (or its attempt's `finish_game` or
+        `abort_game`) writes it: the moves of every running game go to SQLite together, in
+        one transaction, not one call to SQLite's thread per move.  A move lost with a
+        killed daemon belongs to a game that was still running: it is played again."""
         score = move.score
-        async with self._writing:
-            await self.db.execute(
-                "INSERT INTO moves (attempt, ply, uci, san, book, score_cp, score_mate, depth, "
-                "seldepth, nodes, time_ms, clock_ms, reported_ms, pv, nps, tbhits, hashfull, "
-                "ponder) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    attempt,
-                    ply,
-                    move.uci,
-                    move.san,
-                    int(move.book),
-                    score.score() if score else None,
-                    score.mate() if score else None,
-                    move.depth,
-                    move.seldepth,
-                    move.nodes,
-                    move.time_ms,
-                    move.clock_ms,
-                    move.reported_ms,
-                    " ".join(move.pv) or None,
-                    move.nps,
-                    move.tbhits,
-                    move.hashfull,
-                    move.ponder,
-                ),
+        self._pending_moves.append(
+            (
+                attempt,
+                ply,
+                move.uci,
+                move.san,
+                int(move.book),
+                score.score() if score else None,
+                score.mate() if score else None,
+                move.depth,
+                move.seldepth,
+                move.nodes,
+                move.time_ms,
+                move.clock_ms,
+                move.reported_ms,
+                " ".join(move.pv) or None,
+                move.nps,
+                move.tbhits,
+                move.hashfull,
+                move.ponder,
             )
+        )
+
+    @property
+    def moves_pending(self) -> int:
+        """How many moves `queue_move` holds."""
+        return len(self._pending_moves)
+
+    async def flush_moves(self) -> int:
+        """Write every move `queue_move` holds, in one transaction; how many.  When the
+        transaction fails (a full disk), they are held for the next try."""
+        if not self._pending_moves:
+            return 0
+        rows, self._pending_moves = self._pending_moves, []
+        try:
+            async with self.transaction():
+                await self.db.executemany(_INSERT_MOVE, rows)
+        except BaseException:
+            self._pending_moves[:0] = rows
+            raise
+        return len(rows)
+
+    async def _write_moves(self, attempt: int) -> int:
+        """Inside a transaction: the held moves of `attempt` (when the transaction fails,
+        the attempt is played again: they are not held any longer)."""
+        rows = [r for r in self._pending_moves if r[0] == attempt]
+        if not rows:
+            return 0
+        self._pending_moves = [r for r in self._pending_moves if r[0] != attempt]
+        await self.db.executemany(_INSERT_MOVE, rows)
+        return len(rows)
+
+    async def add_move(self, attempt: int, ply: int, move: MoveRecord) -> None:
+        """One move, written at once (`queue_move` and `flush_moves` in one)."""
+        self.queue_move(attempt, ply, move)
+        await self.flush_moves()
 
     async def finish_game(self, game: int, attempt: int, record: GameRecord, pgn: str) -> None:
+        """The game's result, PGN and the moves of `attempt` still held, in one transaction."""
         async with self.transaction():
+            await self._write_moves(attempt)
             await self.db.execute(
                 "UPDATE games SET status = 'finished', result = ?, termination = ?, reason = ?, "
                 "details = ?, plies = ?, started_at = ?, ended_at = ?, fault = ?, pgn = ?, "
-                "host = ?, rmobility = ?, white_ev = ?, black_ev = ? WHERE id = ?",
+                "host = ?, rmobility = ?, white_ev = ?, black_ev = ?, final_fen = ? "
+                "WHERE id = ?",
                 (
                     record.result,
                     record.termination,
@@ -541,8 +639,9 @@ class Store:
                     _fault_json(record.fault),
                     pgn,
                     record.host,
-                    str(record.goal()),
+                    record.rmobility_result(),
                     *record.last_evals(),
+                    record.last_fen(),
                     game,
                 ),
             )
@@ -556,6 +655,10 @@ class Store:
         async with self.transaction():
             await self.db.execute("UPDATE attempts SET host = ? WHERE id = ?", (host, attempt))
 
+    async def game_pgn(self, game: int) -> str | None:
+        """A finished game's PGN (None before it has finished)."""
+        return cast(str | None, await self._scalar("SELECT pgn FROM games WHERE id = ?", game))
+
     async def game_host(self, game: int) -> str | None:
         """Where a game ran, or runs now: its host once finished, else its last attempt's."""
         return cast(
@@ -568,9 +671,12 @@ class Store:
             ),
         )
 
-    async def abort_game(self, game: int) -> None:
-        """The running attempt at `game`, if any, is aborted; the game is to play again."""
+    async def abort_game(self, game: int, attempt: int | None = None) -> None:
+        """The running attempt at `game`, if any, is aborted; the game is to play again.
+        The moves of `attempt` still held are written with it (what the attempt played)."""
         async with self.transaction():
+            if attempt is not None:
+                await self._write_moves(attempt)
             await self.db.execute(
                 "UPDATE attempts SET status = 'aborted', ended_at = ? "
                 "WHERE game = ? AND status = 'running'",
@@ -640,20 +746,27 @@ class Store:
             for r in await self._rows("SELECT * FROM engine_updates ORDER BY id")
         ]
 
-    async def heartbeat(self, pid: int, host: str, *, starting: bool = False) -> None:
-        """The daemon is alive (`starting`: it has just started)."""
+    async def heartbeat(
+        self, pid: int, host: str, *, starting: bool = False, health: str | None = None
+    ) -> None:
+        """The daemon is alive (`starting`: it has just started), with its `health` (JSON,
+        `event/health.py`)."""
         stamp = now()
         async with self._writing:
             if starting:
                 await self.db.execute(
-                    "INSERT OR REPLACE INTO daemon VALUES (1, ?, ?, ?, ?)",
-                    (pid, host, stamp, stamp),
+                    "INSERT OR REPLACE INTO daemon (id, pid, host, started_at, last_seen, health) "
+                    "VALUES (1, ?, ?, ?, ?, ?)",
+                    (pid, host, stamp, stamp, health),
                 )
             else:
-                await self.db.execute("UPDATE daemon SET last_seen = ?", (stamp,))
+                await self.db.execute(
+                    "UPDATE daemon SET last_seen = ?, health = COALESCE(?, health)",
+                    (stamp, health),
+                )
 
     async def daemon(self) -> DaemonRow | None:
-        rows = await self._rows("SELECT pid, host, started_at, last_seen FROM daemon")
+        rows = await self._rows("SELECT pid, host, started_at, last_seen, health FROM daemon")
         return DaemonRow(*rows[0]) if rows else None
 
     async def apply_control(self, control: int, outcome: str, changes: Sequence[Change]) -> None:

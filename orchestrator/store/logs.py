@@ -11,6 +11,7 @@ write ever holds up the event loop that stamps the engines' clocks.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gzip
 import os
 import re
@@ -95,15 +96,22 @@ def _compress(path: Path) -> Path:
     return packed
 
 
+#: the logs are written at most this often (the chunks of every game in one batch)
+WRITE_EVERY_S = 0.25
+
+
 class EngineLogs:
-    """The daemon's writer of the logs in `folder`."""
+    """The daemon's writer of the logs in `folder`: one worker thread, given what came since
+    its last batch at most every `WRITE_EVERY_S`."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.files: dict[int, tuple[Path, IO[str]]] = {}  # attempt: its plain file, open
         self.ops: list[Callable[[], None]] = []
         self.writer: asyncio.Task[None] | None = None
+        self.urgent = asyncio.Event()  # an attempt ended: its log is compressed at once
         self.failed: str | None = None  # the last write's error, until one succeeds
+        self.cut: set[int] = set()  # attempts whose log could not be written: it ends there
 
     def path(self, game: int, attempt: int) -> Path:
         """The plain log of an attempt being played."""
@@ -126,9 +134,14 @@ class EngineLogs:
 
         def write() -> None:
             entry = self.files.get(attempt)
-            if entry is not None:
+            if entry is None or attempt in self.cut:
+                return
+            try:
                 entry[1].write(text)
                 entry[1].flush()
+            except OSError:  # a full disk: the log is cut here, the game goes on
+                self.cut.add(attempt)
+                raise
 
         self._queue(write)
 
@@ -144,12 +157,15 @@ class EngineLogs:
             packed = None
             try:
                 if entry is not None:
-                    entry[1].close()
+                    self.cut.discard(attempt)
+                    with contextlib.suppress(OSError):  # a cut log's last buffer is lost
+                        entry[1].close()
                     packed = _compress(entry[0])
             finally:
                 loop.call_soon_threadsafe(_settle, done, packed)
 
         self._queue(close)
+        self.urgent.set()  # its end is awaited: written in the next batch, at once
         return done
 
     async def sweep(self) -> int:
@@ -169,7 +185,11 @@ class EngineLogs:
     async def _write(self) -> None:
         while self.ops:
             batch, self.ops = self.ops, []
+            self.urgent.clear()
             await asyncio.to_thread(self._run, batch)
+            if self.ops:  # what came meanwhile goes in the next batch, a little later
+                with contextlib.suppress(TimeoutError):  # unless an attempt has ended
+                    await asyncio.wait_for(self.urgent.wait(), WRITE_EVERY_S)
 
     def _run(self, batch: list[Callable[[], None]]) -> None:
         for op in batch:

@@ -144,6 +144,18 @@ MIGRATIONS: list[str] = [
     ALTER TABLE games ADD COLUMN white_ev TEXT;
     ALTER TABLE games ADD COLUMN black_ev TEXT;
     """,
+    # 9: a finished game's last position (TCEC's schedule FinalFen), stored once so that no
+    # reader parses every game's PGN for it (the games finished before are filled from their
+    # PGN when a daemon first opens the database: `Store.fill_final_fens`)
+    """
+    ALTER TABLE games ADD COLUMN final_fen TEXT;
+    """,
+    # 10: what only the running daemon knows of its health (its loop's lag, the last move,
+    # the scheduler and the game hosts, a full disk), as JSON (`event/health.py`), for the
+    # web process's /metrics and /healthz
+    """
+    ALTER TABLE daemon ADD COLUMN health TEXT;
+    """,
 ]
 
 VERSION = len(MIGRATIONS)

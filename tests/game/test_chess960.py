@@ -215,7 +215,7 @@ def test_a_double_chess960_match_from_a_list(tmp_path: Path) -> None:
 name = "DFRC"
 variant = "dfrc"
 system = "match"
-system_options = { games = 4 }
+system_options = { games = 4, shared = true }
 openings = "dfrc.txt"
 opening_order = "sequential"
 tc = "60+1"

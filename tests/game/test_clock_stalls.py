@@ -16,8 +16,10 @@ import asyncio
 import time
 from collections.abc import Iterator
 
+import msgspec
 import pytest
 
+from orchestrator.config.model import EngineConfig
 from orchestrator.core.game.adjudication import Adjudication
 from orchestrator.core.game.clock import TimeControl
 from orchestrator.core.game.record import GameRecord
@@ -28,6 +30,15 @@ from tests.support.engines import scripted
 GAMES = 8
 THINK_MS = 40  # and up to 40 more, by the position
 STALL_S, EVERY_S = 0.05, 0.2
+
+
+def ahead(engine: EngineConfig) -> EngineConfig:
+    """The engine at nice -10 where the test may set it (as root; elsewhere `nice` says it
+    cannot and runs it as it is).  What is measured is the runner's share of the clock: on a
+    machine whose CPUs other processes keep busy (the suite beside two CPU hogs), an engine
+    at the same priority as they waits for a CPU after its `go`, a delay no runner controls
+    and any charges (fastchess too); it would decide the p99 instead of the runner."""
+    return msgspec.structs.replace(engine, command=("nice", "-n", "-10", *engine.command))
 
 
 def percentile(values: list[int], p: float) -> int:
@@ -50,8 +61,8 @@ async def stalled_games() -> tuple[list[GameRecord], int]:
 
     def spec(n: int) -> GameSpec:
         engines = [
-            scripted(f"E{n}{side}", "--seed", str(2 * n + k), "--delay", str(THINK_MS),
-                     "--jitter", str(THINK_MS))
+            ahead(scripted(f"E{n}{side}", "--seed", str(2 * n + k), "--delay", str(THINK_MS),
+                           "--jitter", str(THINK_MS)))
             for k, side in enumerate("wb")
         ]  # fmt: skip
         return GameSpec(

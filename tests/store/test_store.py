@@ -82,7 +82,9 @@ async def test_attempts_moves_and_results(tmp_path: Path) -> None:
         assert live == [move]
         fault = Fault("D", "crash", "exit code 3", ("bestmove e7e5",))
         await store.finish_game(game.id, second, record("C", "D", fault), "[PGN]")
-        stored = (await store.rounds(1))[0].games[1]
+        stored = (await store.rounds(1, pgn=True))[0].games[1]
+        assert (await store.rounds(1))[0].games[1].pgn is None  # texts only when asked
+        assert await store.game_pgn(game.id) == "[PGN]"
         assert (stored.status, stored.result, stored.plies, stored.pgn) == (
             "finished",
             "1-0",

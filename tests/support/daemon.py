@@ -45,6 +45,7 @@ def event_config(
     concurrency: int = 2,
     delay_ms: int = 0,
     name: str = "Daemon Test",
+    legs: bool = True,
     groups: int = 2,
     adjudication: str = (
         "win = { plies = 10, score = 10.0 }\ndraw = { from_move = 1, plies = 6, score = 0.15 }"
@@ -58,8 +59,8 @@ def event_config(
 [tournament]
 name = "{name}"
 {"" if rounds is None else f"rounds = {rounds}"}
-format = "double"
-schedule = "legs"
+{'format = "double"' if legs else ""}
+{'schedule = "legs"' if legs else ""}
 seeding = "group"
 groups = {groups}
 tc = "60+1"

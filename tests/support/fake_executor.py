@@ -4,6 +4,7 @@ real engine processes are not the point (`tests/support/daemon.py: run_in_proces
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
@@ -71,7 +72,8 @@ class FakeExecutor:
             on_log(f"# the fake executor plays {record.san}\n")
             board.push(move)
             moves.append(record)
-            await on_move(record, board)
+            on_move(record, board)
+            await asyncio.sleep(0)  # a real game gives the loop a turn at every move
         if self.before_result is not None:
             await self.before_result(len(self.played))
         result = self.outcome(spec.white.name, spec.black.name)

@@ -26,6 +26,8 @@ move number in the game (1 = its first move).
     --spawn-escapee            start a sleeping child that leaves the process group (setsid)
     --log FILE                 append every command received
     --resign-at N              (xboard) resign instead of moving
+    --score-below MS:CP        report CP (own view) while its own clock, as told, is below MS
+                               (a side that plays fast games well: a tiebreak's winner)
     --by-opponent              results fixed by the two names (UCI_Opponent): a hash of the pair
                                picks a win for either (both report +-15 pawns) or a draw (0)
     --chess960                 declare Chess960 (UCI_Chess960; XBoard variants fischerandom)
@@ -78,6 +80,7 @@ def options() -> argparse.Namespace:
     p.add_argument("--spawn-child", action="store_true")
     p.add_argument("--spawn-escapee", action="store_true")
     p.add_argument("--by-opponent", action="store_true")
+    p.add_argument("--score-below", default="")
     p.add_argument("--chess960", action="store_true")
     p.add_argument("--castle", action="store_true")
     p.add_argument("--ponder", action="store_true")
@@ -107,7 +110,24 @@ class Brain:
         self.scores = [int(x) for x in args.scores.split(",") if x]
         self.opponent = ""
         self.clock_ms = 0  # the engine's own clock, as last told
+        self.position = ""  # the last UCI position line, not set up yet
         self.chess960 = False  # told by UCI_Chess960 or XBoard's "variant fischerandom"
+
+    def set_up(self) -> None:
+        """The board of the last UCI `position` line (only its new moves played, when it
+        goes on from the board's own)."""
+        parts = self.position.split(" moves ")
+        head = parts[0].split()
+        fen = chess.STARTING_FEN if head[1] == "startpos" else " ".join(head[2:])
+        moves = parts[1].split() if len(parts) > 1 else []
+        played = [m.uci() for m in self.board.move_stack]
+        same_start = self.board.root().fen() == chess.Board(fen, chess960=self.chess960).fen()
+        if not (same_start and moves[: len(played)] == played):
+            self.board = chess.Board(fen, chess960=self.chess960)
+            played = []
+        for m in moves[len(played) :]:
+            self.board.push_uci(m)
+        self.position = ""
 
     @property
     def own_moves(self) -> int:
@@ -124,6 +144,10 @@ class Brain:
                 return "cp", 0  # a draw between these two
             winner = pair[0] if outcome == 0 else pair[1]
             return "cp", 1500 if a.name == winner else -1500
+        if a.score_below:
+            limit, _, cp = a.score_below.partition(":")
+            if 0 < self.clock_ms < int(limit):
+                return "cp", int(cp)
         if a.mate is not None:
             return "mate", a.mate
         if self.scores:
@@ -241,6 +265,8 @@ def uci(args: argparse.Namespace, brain: Brain) -> None:
         received = time.monotonic()
         line = raw.strip()
         log(args, line)
+        if brain.position and line.split(" ")[0] in ("go", "ponderhit", "stop"):
+            brain.set_up()
         if line == "uci":
             time.sleep(args.slow_start)
             say(f"id name {args.name}")
@@ -262,12 +288,9 @@ def uci(args: argparse.Namespace, brain: Brain) -> None:
         elif line == "ucinewgame":
             time.sleep(args.newgame_delay)  # nothing to reset: "go" follows the whole position
         elif line.startswith("position"):
-            parts = line.split(" moves ")
-            head = parts[0].split()
-            fen = chess.STARTING_FEN if head[1] == "startpos" else " ".join(head[2:])
-            brain.board = chess.Board(fen, chess960=brain.chess960)
-            for m in parts[1].split() if len(parts) > 1 else []:
-                brain.board.push_uci(m)
+            # set up when it is searched: the time it takes is the move's (`info time`),
+            # as an engine's own is, not the runner's
+            brain.position = line
         elif line.startswith("go ponder"):
             pondering = True  # until ponderhit or stop; the opponent's time
         elif line == "ponderhit" and pondering:

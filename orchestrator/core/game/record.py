@@ -125,6 +125,12 @@ class GameRecord:
     #: how it ended in TCEC's words, as its PGNs' TerminationDetails: "White mates", "TCEC
     #: win rule", "3-fold repetition", "White loses on time", "White disconnects", ...
     details: str = ""
+    #: what the runner found at the end, where the game's board was (None: found from the
+    #: moves when asked): the r-mobility result, and the last position
+    rmobility: str | None = None
+    final_fen: str | None = None
+    #: its PGN, where the game's host wrote it (`GameSpec.pgn`); None: the daemon writes it
+    pgn: str | None = None
 
     def goal(self) -> Goal:
         """The game's r-mobility goal (`core/game/rmobility.py`).
@@ -138,6 +144,32 @@ class GameRecord:
         """
         board = chess.Board(self.start_fen or chess.STARTING_FEN, chess960=self.chess960)
         return g_score(board, (chess.Move.from_uci(m.uci) for m in self.moves))
+
+    def rmobility_result(self) -> str:
+        """The G-score as TCEC writes it: the runner's, or found from the moves.
+
+        >>> from datetime import datetime
+        >>> now = datetime(2026, 1, 1)
+        >>> GameRecord("A", "B", "0-1", "normal", "", (), now, now, "1+0").rmobility_result()
+        '-G20.5'
+        """
+        return self.rmobility if self.rmobility is not None else str(self.goal())
+
+    def last_fen(self) -> str:
+        """The last position's FEN: the runner's, or found from the moves.
+
+        >>> from datetime import datetime
+        >>> now = datetime(2026, 1, 1)
+        >>> moves = (MoveRecord("e2e4", "e4"),)
+        >>> GameRecord("A", "B", "*", "normal", "", moves, now, now, "1+0").last_fen()
+        'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'
+        """
+        if self.final_fen is not None:
+            return self.final_fen
+        board = chess.Board(self.start_fen or chess.STARTING_FEN, chess960=self.chess960)
+        for move in self.moves:
+            board.push_uci(move.uci)
+        return board.fen()
 
     def last_evals(self) -> tuple[str | None, str | None]:
         """Each engine's last score, from White's side in pawns (TCEC's wv): White's and

@@ -45,7 +45,7 @@ if TYPE_CHECKING:  # the standings read G-scores without loading python-chess (`
 
 WHITE, BLACK = True, False  # python-chess's colours
 
-__all__ = ["Goal", "g_score", "points"]
+__all__ = ["Goal", "g_score", "goal_at_end", "parse", "points"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,12 +92,35 @@ def g_score(start: chess.Board, moves: Iterable[chess.Move]) -> Goal:
     '-G0.0'
     """
     board = start.copy(stack=False)
-    best = _goal(board)
     for move in moves:
-        reset = board.is_zeroing(move)
         board.push(move)
+    return goal_at_end(board)
+
+
+def goal_at_end(board: chess.Board) -> Goal:
+    """`g_score` of the game that `board`'s move stack holds, from its last pawn move or
+    capture (the runner's board at a game's end: only those positions are counted; the
+    board is left as it was).
+
+    >>> import chess
+    >>> board = chess.Board()
+    >>> for m in ("f2f3", "e7e5", "g2g4", "d8h4"):
+    ...     _ = board.push_uci(m)
+    >>> str(goal_at_end(board)), len(board.move_stack)
+    ('-G0.0', 4)
+    """
+    undone: list[chess.Move] = []
+    while board.move_stack:
+        move = board.pop()
+        undone.append(move)
+        if board.is_zeroing(move):
+            board.push(undone.pop())
+            break
+    best = _goal(board)
+    while undone:
+        board.push(undone.pop())
         goal = _goal(board)
-        if reset or goal.g < best.g:
+        if goal.g < best.g:
             best = goal
     return best
 
