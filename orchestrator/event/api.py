@@ -203,6 +203,15 @@ class StandingJSON(PlacedJSON):
     tiebreaks: dict[str, float]
     strikes: int
     withdrawn_after: int | None
+    #: the Elo fitted over all the event's games (the field's mean at 0) and its 95 %
+    #: interval, None for an engine without a finite rating (a perfect or a zero score)
+    elo: float | None
+    elo_low: float | None
+    elo_high: float | None
+    performance: float | None
+    draw_ratio: float
+    #: the likelihood that the engine is stronger than the next one by Elo
+    los_next: float | None
 
 
 class TeamStandingJSON(PlacedJSON):

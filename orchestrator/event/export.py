@@ -16,13 +16,14 @@ from orchestrator.core.event.standings import (
     Entry,
     Line,
     Tiebreak,
-    elo_difference,
     mark,
     standings,
 )
 from orchestrator.core.pairing.gauntlet import match_state
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.teams import team_standings
+from orchestrator.core.stats.elo import trinomial
+from orchestrator.core.stats.ratings import Rating, fit_ratings
 from orchestrator.event.api import (
     BracketJSON,
     BracketMatchJSON,
@@ -116,7 +117,7 @@ def standings_text(
 
     >>> from orchestrator.core.event.model import Game, Player, Round
     >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, (Game("A", "B", "0-1"),)),))
-    >>> print(standings_text(t, [], {"A": "withdrawn after round 1"}).splitlines()[5])
+    >>> print(standings_text(t, [], {"A": "withdrawn after round 1"}).splitlines()[7])
     A: withdrawn after round 1
     """
     listed = "".join(f"{name}: {note}\n" for name, note in (notes or {}).items())
@@ -262,7 +263,7 @@ def head_to_head(tournament: Tournament) -> HeadToHeadJSON:
             draws + (points == 0.5),
             losses + (points == 0.0),
         )
-    elo = elo_difference(wins, draws, losses)
+    elo = trinomial(wins, draws, losses)
     tiebreaks: list[TiebreakJSON] = [
         {
             "games": len(games),
@@ -281,8 +282,8 @@ def head_to_head(tournament: Tournament) -> HeadToHeadJSON:
         "losses": losses,
         "games": wins + draws + losses,
         "planned": options.games,
-        "elo": elo.difference,
-        "margin": elo.margin,
+        "elo": elo.elo,
+        "margin": elo.elo_error,
         "tiebreaks": tiebreaks,
         "winner": places.get("1"),
         "shared": "1-2" in places,
@@ -367,6 +368,11 @@ def standings_data(
     [('1', 'A', 1.0), ('2', 'B', 0.0)]
     """
     strikes, withdrawn = strikes or {}, withdrawn or {}
+    ratings = {r.name: r for r in event_ratings(tournament)}
+
+    def rounded(value: float | None, digits: int = 1) -> float | None:
+        return None if value is None else round(value, digits)
+
     return [
         {
             **_placed(line),
@@ -378,9 +384,35 @@ def standings_data(
             "tiebreaks": {tb: line.tiebreaks[tb] for tb in order},
             "strikes": strikes.get(line.name, 0),
             "withdrawn_after": withdrawn.get(line.name),
+            "elo": rounded(ratings[line.name].elo),
+            "elo_low": rounded(ratings[line.name].elo_low),
+            "elo_high": rounded(ratings[line.name].elo_high),
+            "performance": rounded(ratings[line.name].performance),
+            "draw_ratio": round(ratings[line.name].draw_ratio, 3),
+            "los_next": rounded(ratings[line.name].los_next, 3),
         }
         for line in standings(tournament, order)
     ]
+
+
+def event_ratings(tournament: Tournament) -> list[Rating]:
+    """Every engine's Elo fitted over the event's played games (forfeits and BYEs out),
+    best first (`core/stats/ratings.py`).
+
+    >>> from orchestrator.core.event.model import Game, Player, Round
+    >>> games = (Game("A", "B", "1-0"), Game("B", "A", "1/2-1/2"))
+    >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, games),))
+    >>> [(r.name, round(r.elo, 1)) for r in event_ratings(t)]
+    [('A', 95.4), ('B', -95.4)]
+    """
+    points = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+    games = [
+        (g.white, g.black, points[g.result])
+        for r in tournament.rounds
+        for g in r.games
+        if g.result in points and not g.forfeit
+    ]
+    return fit_ratings(games, names=[p.name for p in tournament.players])
 
 
 def standings_table(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
@@ -389,15 +421,18 @@ def standings_table(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
     >>> from orchestrator.core.event.model import Game, Player, Round
     >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, (Game("A", "B", "1-0"),)),))
     >>> print(standings_table(t, []))
-    Place  Engine  Seed  Score  Games  +  =  -  BYE
-    -----  ------  ----  -----  -----  -  -  -  ---
-        1  A          1      1      1  1  0  0    0
-        2  B          2      0      1  0  0  1    0
+    Place  Engine  Seed  Score  Games  +  =  -  BYE  Elo  95%
+    -----  ------  ----  -----  -----  -  -  -  ---  ---  ---
+        1  A          1      1      1  1  0  0    0    -    -
+        2  B          2      0      1  0  0  1    0    -    -
+    <BLANKLINE>
+    Elo: fitted over every game, the field's mean at 0; 95%: its interval
     <BLANKLINE>
     """
     lines: list[Line] = standings(tournament, order)
+    ratings = {r.name: r for r in event_ratings(tournament)}
     header = ["Place", "Engine", "Seed", "Score", "Games", "+", "=", "-", "BYE"]
-    header += [_SHORT[tb] for tb in order]
+    header += [_SHORT[tb] for tb in order] + ["Elo", "95%"]
     rows = [
         [
             line.place,
@@ -410,11 +445,23 @@ def standings_table(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
             str(line.losses),
             str(line.byes),
             *(_num(line.tiebreaks[tb]) for tb in order),
+            *_elo_cells(ratings[line.name]),
         ]
         for line in lines
     ]
     legend = ", ".join(f"{_SHORT[tb]} = {TIEBREAKS[tb]}" for tb in order)
-    return _table(header, rows) + (f"\nTiebreaks: {legend}\n" if order else "")
+    return (
+        _table(header, rows)
+        + (f"\nTiebreaks: {legend}\n" if order else "")
+        + "\nElo: fitted over every game, the field's mean at 0; 95%: its interval\n"
+    )
+
+
+def _elo_cells(rating: Rating) -> list[str]:
+    """The Elo and its 95 % interval as the text table shows them ("-" when unbounded)."""
+    if rating.elo is None or rating.elo_low is None or rating.elo_high is None:
+        return ["-", "-"]
+    return [f"{rating.elo:+.0f}", f"{rating.elo_low:+.0f}..{rating.elo_high:+.0f}"]
 
 
 def team_data(tournament: Tournament) -> list[TeamStandingJSON]:

@@ -1,0 +1,201 @@
+"""Every engine's Elo in a field, fitted by maximum likelihood over all its games, as Ordo
+and BayesElo do (without their priors), with 95 % intervals.
+
+The model: an engine rated `a` scores 1 / (1 + 10^((b - a) / 400)) on average against one
+rated `b`, a draw counting half a point.  The ratings that make the games played most likely
+are found by scipy (L-BFGS-B, with the log-likelihood's own gradient); the ratings are
+differences only, so they are shifted to the anchor: the field's mean at 0, or one engine at
+a given rating.  The intervals come from the observed information (the log-likelihood's
+Hessian at the fit) through the anchor's shift, so the anchor engine's own interval is 0
+and the others are relative to it.  LOS against the engine ranked next uses both ratings'
+variances and their covariance.
+
+An engine that won or lost every game has no finite rating: it is listed without one, and the
+others are fitted on the games between them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import msgspec
+import numpy as np
+from numpy.typing import NDArray
+from scipy.optimize import minimize
+from scipy.stats import norm
+
+from orchestrator.core.stats.elo import Z95, elo
+
+__all__ = ["Rating", "fit_ratings"]
+
+_K = math.log(10.0) / 400.0
+#: beyond this the fit calls a rating unbounded (it only grows: a component that won all)
+_BOUND = 4000.0
+
+
+class Rating(msgspec.Struct, frozen=True):
+    """An engine's fitted Elo with its 95 % interval (None: no finite rating), its
+    performance, draw ratio, and the likelihood that it is stronger than the engine ranked
+    next below it (None for the last, or without ratings)."""
+
+    name: str
+    games: int
+    points: float
+    elo: float | None
+    elo_low: float | None
+    elo_high: float | None
+    performance: float | None
+    draw_ratio: float
+    los_next: float | None = None
+
+
+def fit_ratings(
+    games: Sequence[tuple[str, str, float]],
+    names: Sequence[str] | None = None,
+    anchor: tuple[str, float] | None = None,
+) -> list[Rating]:
+    """The ratings of the engines of `games` ((white, black, White's points) each), best
+    first; `names` lists engines without games too; `anchor` fixes one engine's rating (by
+    default the mean of the rated engines is 0).
+
+    A 75 % score between two engines is 190.8 Elo, split around the mean:
+
+    >>> two = fit_ratings([("A", "B", 1.0)] * 3 + [("A", "B", 0.0)])
+    >>> [(r.name, round(r.elo, 1)) for r in two]
+    [('A', 95.4), ('B', -95.4)]
+    >>> one = fit_ratings([("A", "B", 1.0)] * 3 + [("A", "B", 0.0)], anchor=("B", 2000))
+    >>> [(r.name, round(r.elo, 1), r.elo_low == r.elo_high) for r in one]
+    [('A', 2190.8, False), ('B', 2000.0, True)]
+    """
+    everyone = sorted(set(names or ()) | {g[0] for g in games} | {g[1] for g in games})
+    played = dict.fromkeys(everyone, 0)
+    points = dict.fromkeys(everyone, 0.0)
+    draws = dict.fromkeys(everyone, 0)
+    for white, black, score in games:
+        played[white] += 1
+        played[black] += 1
+        points[white] += score
+        points[black] += 1.0 - score
+        if score == 0.5:
+            draws[white] += 1
+            draws[black] += 1
+    unbounded = {n for n in everyone if played[n] and points[n] in (0.0, float(played[n]))}
+    rated = [n for n in everyone if played[n] and n not in unbounded]
+    kept = [g for g in games if g[0] in rated and g[1] in rated]
+    ratings, covariance = _fit(rated, kept, anchor)
+    for k, name in enumerate(rated):  # a part of the field that beat or lost to all the rest
+        if abs(ratings[k] - np.median(ratings)) > _BOUND / 2:
+            unbounded.add(name)
+    index = {n: k for k, n in enumerate(rated)}
+    out: list[Rating] = []
+    for name in everyone:
+        i = index.get(name)
+        value = half = None
+        if i is not None and name not in unbounded:
+            value = float(ratings[i])
+            half = Z95 * math.sqrt(max(0.0, float(covariance[i, i])))
+        out.append(
+            Rating(
+                name,
+                played[name],
+                points[name],
+                value,
+                None if value is None or half is None else value - half,
+                None if value is None or half is None else value + half,
+                _performance(name, games, ratings, index, points[name], played[name]),
+                draws[name] / played[name] if played[name] else 0.0,
+            )
+        )
+    out.sort(key=lambda r: (r.elo is None, -(r.elo or 0.0), -r.points, r.name))
+    return _with_los(out, index, covariance)
+
+
+def _fit(
+    rated: list[str], games: Sequence[tuple[str, str, float]], anchor: tuple[str, float] | None
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The ratings of `rated` (in order) and their covariance, shifted to the anchor."""
+    n = len(rated)
+    if n == 0:
+        return np.zeros(0), np.zeros((0, 0))
+    index = {name: i for i, name in enumerate(rated)}
+    count = np.zeros((n, n))  # games between i and j
+    score = np.zeros((n, n))  # i's points against j
+    for white, black, points in games:
+        i, j = index[white], index[black]
+        count[i, j] += 1
+        count[j, i] += 1
+        score[i, j] += points
+        score[j, i] += 1.0 - points
+
+    def expected(r: NDArray[np.float64]) -> NDArray[np.float64]:
+        result: NDArray[np.float64] = 1.0 / (1.0 + np.exp(-_K * (r[:, None] - r[None, :])))
+        return result
+
+    def loss(free: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
+        r = np.concatenate(([0.0], free))
+        e = np.clip(expected(r), 1e-300, 1.0 - 1e-16)
+        value = -float(np.sum(score * np.log(e)))  # each game from both sides: half each
+        gradient = -_K * np.sum(score - count * e, axis=1)
+        return value / 2.0 + 0.0, gradient[1:]
+
+    if n > 1:
+        bounds = [(-_BOUND, _BOUND)] * (n - 1)
+        found = minimize(
+            loss,
+            np.zeros(n - 1),
+            jac=True,
+            method="L-BFGS-B",
+            bounds=bounds,
+            options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 10_000},
+        )
+        ratings = np.concatenate(([0.0], found.x))
+    else:
+        ratings = np.zeros(1)
+    e = expected(ratings)
+    hessian = _K**2 * count * e * (1.0 - e)
+    hessian = np.diag(hessian.sum(axis=1)) - hessian
+    free = np.zeros((n, n))  # the first engine is held at 0: the rest's covariance
+    if n > 1:
+        free[1:, 1:] = np.linalg.pinv(hessian[1:, 1:])
+    if anchor is not None and anchor[0] in index:
+        a = index[anchor[0]]
+        shift = np.eye(n) - np.outer(np.ones(n), np.eye(n)[a])
+        offset = anchor[1] - ratings[a]
+    else:
+        shift = np.eye(n) - np.full((n, n), 1.0 / n)
+        offset = -float(ratings.mean())
+    return ratings + offset, shift @ free @ shift.T
+
+
+def _performance(
+    name: str,
+    games: Sequence[tuple[str, str, float]],
+    ratings: NDArray[np.float64],
+    index: dict[str, int],
+    points: float,
+    played: int,
+) -> float | None:
+    """The rating at which `name`'s score is expected against its rated opponents."""
+    opponents = [index[b] for a, b, _ in games if a == name and b in index]
+    opponents += [index[a] for a, b, _ in games if b == name and a in index]
+    difference = elo(points / played) if played else None
+    if not opponents or difference is None:
+        return None
+    return float(np.mean(ratings[opponents])) + difference
+
+
+def _with_los(
+    ranked: list[Rating], index: dict[str, int], covariance: NDArray[np.float64]
+) -> list[Rating]:
+    out = []
+    for k, rating in enumerate(ranked):
+        below = ranked[k + 1] if k + 1 < len(ranked) else None
+        los = None
+        if rating.elo is not None and below is not None and below.elo is not None:
+            i, j = index[rating.name], index[below.name]
+            variance = covariance[i, i] + covariance[j, j] - 2.0 * covariance[i, j]
+            if variance > 0:
+                los = float(norm.cdf((rating.elo - below.elo) / math.sqrt(variance)))
+        out.append(msgspec.structs.replace(rating, los_next=los))
+    return out

@@ -1,0 +1,195 @@
+"""Results with their uncertainty (`orchestrator/core/stats/`), against reference values
+computed independently: fastchess's own test vectors (Disservin/fastchess,
+`app/tests/elo_test.cpp` and `app/tests/sprt_test.cpp`, quoted here as data: its `Stats` takes
+wins, losses, draws, or the pair counts LL, LD, WL, DD, WD, WW), a closed form, and the
+maximum-likelihood fit's own conditions."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from orchestrator.core.stats.elo import penta_counts, pentanomial, trinomial
+from orchestrator.core.stats.ratings import fit_ratings
+from orchestrator.core.stats.sprt import Sprt, llr
+
+
+def wdl(wins: int, losses: int, draws: int) -> tuple[int, int, int]:
+    """fastchess's `Stats(wins, losses, draws)` as our (losses, draws, wins)."""
+    return (losses, draws, wins)
+
+
+def penta(ll: int, ld: int, wl: int, dd: int, wd: int, ww: int) -> tuple[int, ...]:
+    """fastchess's pair counts as ours: pairs scoring 0, 1/2, 1 (WL and DD), 3/2, 2."""
+    return (ll, ld, wl + dd, wd, ww)
+
+
+# (stats, nElo, its error, Elo, its error, LOS %, score); None where fastchess checks none
+ELO_WDL = [
+    ((76, 89, 123), -20.76, 40.13, None, None, 15.53, 0.477),
+    ((136, 96, 111), 49.77, 36.77, 40.70, 30.43, 99.60, 0.558),
+    ((34, 356, 0), -508.44, 34.48, None, None, None, 0.087),
+]
+ELO_PENTA = [
+    ((34, 54, 31, 32, 64, 75), 57.94, 28.28, 55.58, 27.65, 100.00, 0.579),
+    ((332, 433, 457, 41, 333, 334), -9.17, 10.96, -8.64, 10.33, 5.05, 0.488),
+    ((7895, 8757, 5485, 200, 568, 9999), -19.01, 2.65, -21.04, 2.95, 0.00, 0.470),
+]
+
+
+@pytest.mark.parametrize(("stats", "nelo", "nelo_error", "elo", "error", "los", "score"), ELO_WDL)
+def test_trinomial_matches_fastchess(
+    stats: tuple[int, int, int],
+    nelo: float,
+    nelo_error: float,
+    elo: float | None,
+    error: float | None,
+    los: float | None,
+    score: float,
+) -> None:
+    wins, losses, draws = stats
+    e = trinomial(wins, draws, losses)
+    check(e, nelo, nelo_error, elo, error, los, score)
+
+
+@pytest.mark.parametrize(("stats", "nelo", "nelo_error", "elo", "error", "los", "score"), ELO_PENTA)
+def test_pentanomial_matches_fastchess(
+    stats: tuple[int, int, int, int, int, int],
+    nelo: float,
+    nelo_error: float,
+    elo: float | None,
+    error: float | None,
+    los: float | None,
+    score: float,
+) -> None:
+    check(pentanomial(penta(*stats)), nelo, nelo_error, elo, error, los, score)
+
+
+def check(
+    e: object,
+    nelo: float,
+    nelo_error: float,
+    elo: float | None,
+    error: float | None,
+    los: float | None,
+    score: float,
+) -> None:
+    """fastchess compares with doctest's Approx(...).epsilon(0.01): within 1 %."""
+    assert e.nelo == pytest.approx(nelo, rel=0.01)  # type: ignore[attr-defined]
+    assert e.nelo_error == pytest.approx(nelo_error, rel=0.01)  # type: ignore[attr-defined]
+    assert e.score == pytest.approx(score, rel=0.01)  # type: ignore[attr-defined]
+    if elo is not None:
+        assert e.elo == pytest.approx(elo, rel=0.01)  # type: ignore[attr-defined]
+        assert e.elo_error == pytest.approx(error, rel=0.01)  # type: ignore[attr-defined]
+    if los is not None:  # printed with two decimals, as a percentage
+        assert f"{100 * e.los:.2f}" == f"{los:.2f}"  # type: ignore[attr-defined]
+
+
+# (counts, elo0, elo1, model, LLR)
+SPRT = [
+    (wdl(36433, 36027, 68692), 0, 2, "normalized", 0.92),
+    (wdl(10871, 10650, 20431), -1.75, 0.25, "normalized", 2.30),
+    (wdl(4250, 0, 0), 0, 10, "normalized", 120.56),
+    (wdl(21404, 21184, 40708), 0.5, 2.5, "logistic", -1.57),
+    (wdl(57433, 57030, 106593), 0, 2, "logistic", -2.59),
+    (penta(365, 16618, 36029, 200, 16974, 390), 0, 2, "normalized", 2.25),
+    (penta(127, 4883, 10311, 401, 5150, 104), -1.75, 0.25, "normalized", 3.01),
+    (penta(0, 0, 0, 0, 0, 5550), 0, 5, "normalized", 111.82),
+    (penta(223, 9863, 20279, 1000, 10037, 246), 0.5, 2.5, "logistic", -3.07),
+    (penta(871, 26175, 55003, 980, 26678, 821), 0, 2, "logistic", -4.98),
+]
+
+
+@pytest.mark.parametrize(("counts", "elo0", "elo1", "model", "expected"), SPRT)
+def test_the_llr_matches_fastchess(
+    counts: tuple[int, ...], elo0: float, elo1: float, model: str, expected: float
+) -> None:
+    assert llr(counts, elo0, elo1, model) == pytest.approx(expected, rel=0.01)  # type: ignore[arg-type]
+
+
+def test_an_sprt_stops_at_its_bounds() -> None:
+    test = Sprt(elo0=0, elo1=5, alpha=0.05, beta=0.05)
+    assert test.upper == pytest.approx(math.log(19)) and test.lower == pytest.approx(-math.log(19))
+    assert test.state(penta=(0, 0, 0, 0, 5550)).verdict == "H1"
+    assert test.state(penta=(5550, 0, 0, 0, 0)).verdict == "H0"
+    going = test.state(wins=10, draws=20, losses=10)
+    assert going.verdict is None and going.lower < going.llr < going.upper
+    for bad in ({"elo0": 5, "elo1": 0}, {"elo0": 0, "elo1": 5, "alpha": 0.6, "beta": 0.5}):
+        with pytest.raises(ValueError, match="sprt"):
+            Sprt(**bad)  # type: ignore[arg-type]
+
+
+def test_pair_points_become_pentanomial_counts() -> None:
+    assert penta_counts([2, 0, 1, 1, 1.5, 0.5, 1]) == (1, 1, 3, 1, 1)
+    with pytest.raises(ValueError, match="game pair"):
+        penta_counts([2.5])
+
+
+def test_two_engines_at_75_percent_are_190_8_elo_apart() -> None:
+    """The closed form: 1 / (1 + 10^(-d/400)) = 0.75, d = 400 log10(3) = 190.85."""
+    games = [("A", "B", 1.0)] * 30 + [("B", "A", 1.0)] * 10
+    a, b = fit_ratings(games)
+    assert a.elo is not None and b.elo is not None
+    assert a.elo - b.elo == pytest.approx(400 * math.log10(3), abs=1e-3)
+    assert a.elo + b.elo == pytest.approx(0, abs=1e-6)  # the field's mean at 0
+    assert a.performance == pytest.approx(b.elo + 400 * math.log10(3), abs=1e-3)
+    assert a.los_next is not None and a.los_next > 0.99 and b.los_next is None
+
+
+def round_robin(strengths: list[float], cycles: int, seed: int) -> list[tuple[str, str, float]]:
+    rng = random.Random(seed)
+    games = []
+    for _ in range(cycles):
+        for i, a in enumerate(strengths):
+            for j, b in enumerate(strengths):
+                if i == j:
+                    continue
+                expected = 1 / (1 + 10 ** ((b - a) / 400))
+                draw = 0.4
+                u = rng.random()
+                score = 0.5 if u < draw else (1.0 if u < draw + (1 - draw) * expected else 0.0)
+                games.append((f"E{i}", f"E{j}", score))
+    return games
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(-300, 300), min_size=3, max_size=7), st.integers(0, 10**6))
+def test_a_fitted_round_robin_reproduces_every_score(strengths: list[int], seed: int) -> None:
+    """The likelihood's maximum: each engine's expected score against the opponents it met,
+    at the fitted ratings, is the score it made."""
+    games = round_robin([float(s) for s in strengths], 4, seed)
+    ratings = {r.name: r for r in fit_ratings(games)}
+    if any(r.elo is None for r in ratings.values()):
+        return  # a perfect score has no finite rating
+    for name, rating in ratings.items():
+        expected = 0.0
+        for white, black, _ in games:
+            if name in (white, black):
+                other = ratings[black if name == white else white]
+                assert rating.elo is not None and other.elo is not None
+                expected += 1 / (1 + 10 ** ((other.elo - rating.elo) / 400))
+        assert expected == pytest.approx(rating.points, abs=1e-3)
+    assert sum(r.elo or 0.0 for r in ratings.values()) == pytest.approx(0, abs=1e-6)
+
+
+def test_intervals_shrink_as_one_over_the_root_of_the_games() -> None:
+    games = round_robin([100, 0, -50, -100], 10, 1)
+    once = {r.name: r for r in fit_ratings(games)}
+    four = {r.name: r for r in fit_ratings(games * 4)}
+    for name, r in once.items():
+        assert r.elo is not None and four[name].elo == pytest.approx(r.elo, abs=1e-3)
+        assert r.elo_low is not None and r.elo_high is not None
+        width, width4 = r.elo_high - r.elo_low, four[name].elo_high - four[name].elo_low  # type: ignore[operator]
+        assert width / width4 == pytest.approx(2.0, rel=1e-3)
+
+
+def test_an_anchor_and_an_unbeaten_engine() -> None:
+    games = [*round_robin([0, 0, 0], 6, 3), ("Z", "E0", 1.0), ("E1", "Z", 0.0)]
+    ratings = {r.name: r for r in fit_ratings(games, names=["Idle"], anchor=("E0", 3000.0))}
+    assert ratings["E0"].elo == pytest.approx(3000.0) and ratings["E0"].elo_low == 3000.0
+    assert ratings["Z"].elo is None and ratings["Z"].points == 2  # won every game
+    assert ratings["Idle"].games == 0 and ratings["Idle"].elo is None
