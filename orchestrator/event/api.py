@@ -271,8 +271,21 @@ class HeadToHeadJSON(TypedDict):
     losses: int
     games: int
     planned: int
+    #: wins, draws, losses of the first engine
+    wdl: list[int]
+    #: game pairs (the two games of one opening, one after the other) that scored the first
+    #: engine 0, 1/2, 1, 3/2 and 2 points
+    penta: list[int]
+    #: the model of the figures below: "pentanomial" once a game pair is complete
+    model: str
+    #: the Elo difference and its 95 % error (`margin` is the same error, kept for readers
+    #: of earlier versions), normalised Elo and its error, LOS (None where unbounded)
     elo: float | None
+    elo_error: float | None
     margin: float | None
+    nelo: float | None
+    nelo_error: float | None
+    los: float | None
     #: the tiebreak matches of a tied match, so far, each scored on its own
     tiebreaks: list[TiebreakJSON]
     #: the engine that won the match (tiebreaks included), once it is over; None otherwise

@@ -22,7 +22,7 @@ from orchestrator.core.event.standings import (
 from orchestrator.core.pairing.gauntlet import match_state
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.teams import team_standings
-from orchestrator.core.stats.elo import trinomial
+from orchestrator.core.stats.elo import penta_counts, pentanomial, trinomial
 from orchestrator.core.stats.ratings import Rating, fit_ratings
 from orchestrator.event.api import (
     BracketJSON,
@@ -251,6 +251,8 @@ def head_to_head(tournament: Tournament) -> HeadToHeadJSON:
     >>> data = head_to_head(t)
     >>> data["points"], data["wins"], data["draws"], data["losses"], data["planned"]
     ([1.5, 0.5], 1, 1, 0, 2)
+    >>> data["penta"], data["model"]
+    ([0, 0, 0, 1, 0], 'pentanomial')
     """
     options = lookup("match").parse(tournament.rules.system_options)
     state = match_state(tournament, options)
@@ -263,7 +265,14 @@ def head_to_head(tournament: Tournament) -> HeadToHeadJSON:
             draws + (points == 0.5),
             losses + (points == 0.0),
         )
-    elo = trinomial(wins, draws, losses)
+    games = state.regulation
+    pairs = [
+        games[i].points(first) + games[i + 1].points(first)
+        for i in range(0, len(games) - 1, 2)
+        if games[i + 1].white == games[i].black and games[i + 1].black == games[i].white
+    ]
+    counts = penta_counts(pairs)
+    elo = pentanomial(counts) if pairs else trinomial(wins, draws, losses)
     tiebreaks: list[TiebreakJSON] = [
         {
             "games": len(games),
@@ -282,8 +291,15 @@ def head_to_head(tournament: Tournament) -> HeadToHeadJSON:
         "losses": losses,
         "games": wins + draws + losses,
         "planned": options.games,
-        "elo": elo.elo,
-        "margin": elo.elo_error,
+        "wdl": [wins, draws, losses],
+        "penta": list(counts),
+        "model": "pentanomial" if pairs else "trinomial",
+        "elo": _round(elo.elo),
+        "elo_error": _round(elo.elo_error),
+        "margin": _round(elo.elo_error),
+        "nelo": _round(elo.nelo),
+        "nelo_error": _round(elo.nelo_error),
+        "los": _round(elo.los, 4),
         "tiebreaks": tiebreaks,
         "winner": places.get("1"),
         "shared": "1-2" in places,
@@ -329,8 +345,14 @@ def head_to_head_text(data: HeadToHeadJSON) -> str:
     elo, margin = data["elo"], data["margin"]
     shown = "unbounded" if elo is None else f"{elo:+.1f}"
     if margin is not None:
-        shown += f" +/- {margin:.1f} (95%)"
+        shown += f" +/- {margin:.1f} (95%{', ' + data['model'] if data.get('model') else ''})"
     lines.append(f"Elo difference: {shown}")
+    nelo, error, los = data.get("nelo"), data.get("nelo_error"), data.get("los")
+    if nelo is not None and error is not None and los is not None:
+        lines.append(f"nElo: {nelo:+.1f} +/- {error:.1f}; LOS: {100 * los:.1f} %")
+    if data.get("model") == "pentanomial":
+        penta = " ".join(str(n) for n in data["penta"])
+        lines.append(f"Game pairs scoring 0, 1/2, 1, 3/2, 2: {penta}")
     return "\n".join(lines) + "\n"
 
 
@@ -369,10 +391,7 @@ def standings_data(
     """
     strikes, withdrawn = strikes or {}, withdrawn or {}
     ratings = {r.name: r for r in event_ratings(tournament)}
-
-    def rounded(value: float | None, digits: int = 1) -> float | None:
-        return None if value is None else round(value, digits)
-
+    rounded = _round
     return [
         {
             **_placed(line),
@@ -393,6 +412,10 @@ def standings_data(
         }
         for line in standings(tournament, order)
     ]
+
+
+def _round(value: float | None, digits: int = 1) -> float | None:
+    return None if value is None else round(value, digits)
 
 
 def event_ratings(tournament: Tournament) -> list[Rating]:

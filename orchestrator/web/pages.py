@@ -16,6 +16,7 @@ from orchestrator.event.api import (
     RoundJSON,
     ScheduleGame,
     ScheduleJSON,
+    StandingJSON,
     StandingsJSON,
     TeamStandingJSON,
     VoidedJSON,
@@ -91,6 +92,7 @@ def standings(data: StandingsJSON) -> str:
         f"<td>{s['games']}</td><td>{s['wins']}</td><td>{s['draws']}</td><td>{s['losses']}</td>"
         f"<td>{s['byes']}</td>"
         + "".join(f"<td>{s['tiebreaks'][tb]:g}</td>" for tb in order)
+        + _rating_cells(s)
         + f"<td>{s.get('strikes', 0)}</td><td>{_withdrawn(s.get('withdrawn_after'))}</td></tr>"
         for s in lines
     )
@@ -103,10 +105,22 @@ def standings(data: StandingsJSON) -> str:
     body = (
         f"<h1>Standings after {data['rounds']} round(s){provisional}</h1>{teams}"
         "<table id='standings'><tr><th>Place</th><th>Engine</th><th>Score</th><th>Games</th>"
-        f"<th>+</th><th>=</th><th>-</th><th>BYE</th>{head}<th>Strikes</th><th>Withdrawn</th>"
+        f"<th>+</th><th>=</th><th>-</th><th>BYE</th>{head}"
+        "<th title='fitted over every game, the field&#39;s mean at 0'>Elo</th><th>95%</th>"
+        "<th title='likelihood of superiority over the next engine'>LOS</th>"
+        "<th>Strikes</th><th>Withdrawn</th>"
         f"</tr>{rows}</table>"
     )
     return layout(f"{data['event']}: standings", body)
+
+
+def _rating_cells(line: StandingJSON) -> str:
+    """An engine's fitted Elo, its 95 % interval and LOS over the next ("-": unbounded)."""
+    elo, low, high, los = line["elo"], line["elo_low"], line["elo_high"], line["los_next"]
+    if elo is None or low is None or high is None:
+        return "<td>-</td><td>-</td><td>-</td>"
+    shown = "-" if los is None else f"{100 * los:.0f} %"
+    return f"<td>{elo:+.0f}</td><td>{low:+.0f} … {high:+.0f}</td><td>{shown}</td>"
 
 
 def bracket(data: BracketJSON) -> str:
@@ -153,7 +167,13 @@ def head_to_head(data: HeadToHeadJSON) -> str:
     """A two-engine match: its score and the Elo difference with its margin."""
     first, second = data["engines"]
     elo = "unbounded" if data["elo"] is None else f"{data['elo']:+.1f}"
-    margin = "" if data["margin"] is None else f" ± {data['margin']:.1f} (95%)"
+    margin = "" if data["margin"] is None else f" ± {data['margin']:.1f} (95%, {data['model']})"
+    if data["nelo"] is not None and data["nelo_error"] is not None and data["los"] is not None:
+        margin += (
+            f"; nElo {data['nelo']:+.1f} ± {data['nelo_error']:.1f}; LOS {100 * data['los']:.1f} %"
+        )
+    if data["model"] == "pentanomial":
+        margin += f"; game pairs scoring 0, ½, 1, 1½, 2: {' '.join(map(str, data['penta']))}"
     tiebreaks = "".join(
         f"<p class='tiebreak'>Tiebreak {n}{' at ' + _e(t['tc']) if t['tc'] else ''}: "
         f"{_e(first)} {t['points'][0]:g} - {t['points'][1]:g} {_e(second)} after "

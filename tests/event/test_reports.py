@@ -35,3 +35,19 @@ def test_standings_table_and_data_agree() -> None:
     table = standings_table(event(), ("sb", "wins"))
     assert "SB = Sonneborn-Berger" in table
     assert [line.split()[1] for line in table.splitlines()[2:5]] == ["C", "A", "B"]
+
+
+def test_standings_carry_each_engine_s_fitted_elo() -> None:
+    """A beat B 1.5-0.5 and split 1-1 with C: the fit ranks A first, every engine has an
+    interval around its Elo, the field's mean is 0, and the text table shows the same."""
+    data = {d["name"]: d for d in standings_data(event(), ("sb",))}
+    elos = {name: d["elo"] for name, d in data.items()}
+    assert all(e is not None for e in elos.values())
+    assert elos["A"] > elos["B"]  # type: ignore[operator]
+    assert abs(sum(elos.values())) < 0.5  # type: ignore[arg-type]
+    for d in data.values():
+        assert d["elo_low"] < d["elo"] < d["elo_high"]  # type: ignore[operator]
+    assert data["A"]["draw_ratio"] == 0.25  # one draw in four games
+    table = standings_table(event(), ("sb",))
+    row = next(line for line in table.splitlines() if line.split()[1] == "A")
+    assert f"{elos['A']:+.0f}" in row.split()
