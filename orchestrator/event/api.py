@@ -292,6 +292,15 @@ class HeadToHeadJSON(TypedDict):
     winner: str | None
     #: whether it ended tied (`shared = true`)
     shared: bool
+    #: with `sprt`: the test's log-likelihood ratio, its bounds and verdict (None: running)
+    sprt: NotRequired[SprtJSON]
+
+
+class SprtJSON(TypedDict):
+    llr: float
+    lower: float
+    upper: float
+    verdict: str | None
 
 
 class TiebreakJSON(TypedDict):

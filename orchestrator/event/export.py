@@ -19,7 +19,7 @@ from orchestrator.core.event.standings import (
     mark,
     standings,
 )
-from orchestrator.core.pairing.gauntlet import match_state
+from orchestrator.core.pairing.gauntlet import match_state, pair_points
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.teams import team_standings
 from orchestrator.core.stats.elo import penta_counts, pentanomial, trinomial
@@ -265,12 +265,7 @@ def head_to_head(tournament: Tournament) -> HeadToHeadJSON:
             draws + (points == 0.5),
             losses + (points == 0.0),
         )
-    games = state.regulation
-    pairs = [
-        games[i].points(first) + games[i + 1].points(first)
-        for i in range(0, len(games) - 1, 2)
-        if games[i + 1].white == games[i].black and games[i + 1].black == games[i].white
-    ]
+    pairs = pair_points(state.regulation, first)
     counts = penta_counts(pairs)
     elo = pentanomial(counts) if pairs else trinomial(wins, draws, losses)
     tiebreaks: list[TiebreakJSON] = [
@@ -283,7 +278,7 @@ def head_to_head(tournament: Tournament) -> HeadToHeadJSON:
         for stage, games in state.tiebreaks
     ]
     places = dict(state.places)
-    return {
+    out: HeadToHeadJSON = {
         "engines": [first, second],
         "points": [wins + draws / 2, losses + draws / 2],
         "wins": wins,
@@ -304,6 +299,14 @@ def head_to_head(tournament: Tournament) -> HeadToHeadJSON:
         "winner": places.get("1"),
         "shared": "1-2" in places,
     }
+    if state.sprt is not None:
+        out["sprt"] = {
+            "llr": round(state.sprt.llr, 3),
+            "lower": round(state.sprt.lower, 3),
+            "upper": round(state.sprt.upper, 3),
+            "verdict": state.sprt.verdict,
+        }
+    return out
 
 
 def head_to_head_text(data: HeadToHeadJSON) -> str:
@@ -353,6 +356,12 @@ def head_to_head_text(data: HeadToHeadJSON) -> str:
     if data.get("model") == "pentanomial":
         penta = " ".join(str(n) for n in data["penta"])
         lines.append(f"Game pairs scoring 0, 1/2, 1, 3/2, 2: {penta}")
+    if "sprt" in data:
+        test = data["sprt"]
+        verdict = f"{test['verdict']} accepted" if test["verdict"] else "running"
+        lines.append(
+            f"SPRT: LLR {test['llr']:.2f} ({test['lower']:.2f}, {test['upper']:.2f}): {verdict}"
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -181,6 +181,13 @@ def head_to_head(data: HeadToHeadJSON) -> str:
         for n, t in enumerate(data["tiebreaks"], 1)
     )
     ending = ""
+    if "sprt" in data:
+        test = data["sprt"]
+        verdict = f"{test['verdict']} accepted" if test["verdict"] else "running"
+        ending += (
+            f"<p id='sprt'>SPRT: LLR {test['llr']:.2f} "
+            f"({test['lower']:.2f}, {test['upper']:.2f}): {verdict}</p>"
+        )
     if data["winner"]:
         ending = f"<p id='winner'>Winner: {_e(data['winner'])}</p>"
     elif data["shared"]:

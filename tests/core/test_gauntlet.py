@@ -130,3 +130,63 @@ def test_a_shared_match_ends_tied_when_the_config_asks_for_it() -> None:
             system="match",
             system_options=Options({"games": 2, "shared": True, "tiebreaks": [{"games": 2}]}),
         )
+
+
+def test_a_match_under_sprt_ends_at_its_verdict_or_its_games() -> None:
+    """A wins every game pair 2-0: the LLR of elo0 = 0 against elo1 = 5 (normalized, over
+    the pentanomial counts) rises with each pair until it crosses its upper bound; the
+    match then ends, A first, and the verdict (H1) is reported.  Without a verdict the
+    match ends at `games`, its places by points."""
+    import msgspec
+
+    from orchestrator.core.event.model import Round
+    from orchestrator.core.pairing.gauntlet import (
+        MatchOptions,
+        TiebreakMatch,
+        match_state,
+        pair_match,
+    )
+    from orchestrator.core.stats.sprt import Sprt
+    from orchestrator.event.export import head_to_head
+
+    players = (Player("A", 1), Player("B", 2))
+    options = MatchOptions(1000, sprt=Sprt(elo0=0, elo1=5))
+    rounds: list[Round] = []
+    llrs = []
+    while True:
+        t = Tournament(
+            players,
+            tuple(rounds),
+            Rules(system="match", system_options={"games": 1000, "sprt": {"elo0": 0, "elo1": 5}}),
+        )
+        state = match_state(t, options)
+        assert state.sprt is not None
+        llrs.append(state.sprt.llr)
+        draft = pair_match(t, options)
+        if draft.places:
+            break
+        (pair,) = draft.units
+        rounds.append(
+            Round(
+                len(rounds) + 1,
+                tuple(
+                    msgspec.structs.replace(g, result="1-0" if g.white == "A" else "0-1")
+                    for g in pair
+                ),
+            )
+        )
+        assert len(rounds) < 500
+    assert llrs == sorted(llrs) and state.sprt.verdict == "H1"
+    assert llrs[-2] < state.sprt.upper <= llrs[-1]
+    assert draft.places == (("1", "A"), ("2", "B"))
+    data = head_to_head(t)
+    assert data["sprt"]["verdict"] == "H1" and data["winner"] == "A"  # type: ignore[typeddict-item]
+    assert data["penta"] == [0, 0, 0, 0, len(rounds)] and data["model"] == "pentanomial"
+    # all draws: no verdict within 4 games; the match ends at them, shared
+    drawn = tuple(Round(n, (Game("A", "B", "1/2-1/2"), Game("B", "A", "1/2-1/2"))) for n in (1, 2))
+    capped = MatchOptions(4, sprt=Sprt(elo0=0, elo1=5))
+    state = match_state(Tournament(players, drawn), capped)
+    assert state.sprt is not None and state.sprt.verdict is None
+    assert state.places == (("1-2", "A"), ("1-2", "B"))
+    with pytest.raises(ValueError, match="sprt"):
+        MatchOptions(4, tiebreaks=(TiebreakMatch(2),), sprt=Sprt(elo0=0, elo1=5))

@@ -21,6 +21,8 @@ from orchestrator.core.event.model import Game, StateError, Tournament
 from orchestrator.core.pairing.registry import Draft, System
 from orchestrator.core.pairing.round import check_replay
 from orchestrator.core.pairing.roundrobin import berger_game
+from orchestrator.core.stats.elo import penta_counts
+from orchestrator.core.stats.sprt import Sprt, SprtState
 
 __all__ = [
     "GAUNTLET",
@@ -31,6 +33,7 @@ __all__ = [
     "TiebreakMatch",
     "gauntlet_round",
     "match_state",
+    "pair_points",
 ]
 
 
@@ -67,15 +70,20 @@ PAIRS = (TiebreakMatch(2),)
 class MatchOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The games of a match, in game pairs; how a tie after them is broken: the `tiebreaks`
     matches in turn, the last one repeating (by default, game pairs at the event's time
-    control, until one is decisive), or not at all with `shared`."""
+    control, until one is decisive), or not at all with `shared`.  With `sprt`, the match
+    is a test that ends once its log-likelihood ratio over the game pairs crosses a bound,
+    or after `games` (a tie then stays shared)."""
 
     games: EvenGames = 2
     tiebreaks: tuple[TiebreakMatch, ...] = ()
     shared: bool = False
+    sprt: Sprt | None = None
 
     def __post_init__(self) -> None:
         if self.shared and self.tiebreaks:
             raise ValueError("shared: a shared result breaks no tie: leave tiebreaks out")
+        if self.sprt is not None and self.tiebreaks:
+            raise ValueError("sprt: a test ends with its verdict or its games: leave tiebreaks out")
 
 
 @dataclass(frozen=True)
@@ -99,6 +107,8 @@ class MatchState:
     regulation: tuple[Game, ...]
     tiebreaks: tuple[tuple[TiebreakMatch, tuple[Game, ...]], ...]
     places: tuple[tuple[str, str], ...] = ()
+    #: the SPRT over the regulation's game pairs, with `sprt`
+    sprt: SprtState | None = None
 
     def score(self, games: tuple[Game, ...]) -> float:
         """The first seed's points in `games` minus the second's."""
@@ -112,6 +122,8 @@ def match_state(t: Tournament, options: MatchOptions) -> MatchState:
     regulation = tuple(played[: options.games])
     rest = played[options.games :]
     state = MatchState(first, second, regulation, ())
+    if options.sprt is not None:
+        return _test(state, options.sprt, options.games)
     if len(regulation) < options.games:
         return state
     tiebreaks: list[tuple[TiebreakMatch, tuple[Game, ...]]] = []
@@ -128,6 +140,35 @@ def match_state(t: Tournament, options: MatchOptions) -> MatchState:
         tiebreaks.append((stage, last))
         if len(last) < stage.games:
             return MatchState(first, second, regulation, tuple(tiebreaks))
+
+
+def pair_points(games: tuple[Game, ...], name: str) -> list[float]:
+    """`name`'s points in each complete game pair of `games` (two games one after the
+    other, the same engines with colours reversed: one opening).
+
+    >>> pair_points((Game("A", "B", "1-0"), Game("B", "A", "1/2-1/2"), Game("A", "B", "1-0")), "A")
+    [1.5]
+    """
+    return [
+        games[i].points(name) + games[i + 1].points(name)
+        for i in range(0, len(games) - 1, 2)
+        if (games[i + 1].white, games[i + 1].black) == (games[i].black, games[i].white)
+    ]
+
+
+def _test(state: MatchState, sprt: Sprt, games: int) -> MatchState:
+    """A match under an SPRT: over once a bound is crossed (after a whole game pair) or
+    its `games` are played; the places by points, a tie shared."""
+    pairs = pair_points(state.regulation, state.first)
+    verdict = sprt.state(penta=penta_counts(pairs))
+    over = verdict.verdict is not None or len(state.regulation) >= games
+    places: tuple[tuple[str, str], ...] = ()
+    if over and len(state.regulation) % 2 == 0:
+        margin = state.score(state.regulation)
+        winner, loser = (state.first, state.second) if margin > 0 else (state.second, state.first)
+        tied = (("1-2", state.first), ("1-2", state.second))
+        places = (("1", winner), ("2", loser)) if margin else tied
+    return MatchState(state.first, state.second, state.regulation, (), places, verdict)
 
 
 def gauntlet_round(players: int, gauntlets: int, number: int) -> list[tuple[int, int]]:

@@ -66,12 +66,12 @@ class Sprt(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     def __post_init__(self) -> None:
         if not self.elo0 < self.elo1:
-            raise ValueError(f"sprt: elo0 ({self.elo0}) must be below elo1 ({self.elo1})")
+            raise ValueError(f"elo0 ({self.elo0:g}) must be below elo1 ({self.elo1:g})")
         for name in ("alpha", "beta"):
             if not 0.0 < getattr(self, name) < 1.0:
-                raise ValueError(f"sprt: {name} must be between 0 and 1")
+                raise ValueError(f"{name} must be between 0 and 1")
         if self.alpha + self.beta >= 1.0:
-            raise ValueError("sprt: alpha + beta must be below 1")
+            raise ValueError("alpha + beta must be below 1")
 
     @property
     def lower(self) -> float:
