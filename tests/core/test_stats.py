@@ -119,7 +119,7 @@ def test_an_sprt_stops_at_its_bounds() -> None:
     going = test.state(wins=10, draws=20, losses=10)
     assert going.verdict is None and going.lower < going.llr < going.upper
     for bad in ({"elo0": 5, "elo1": 0}, {"elo0": 0, "elo1": 5, "alpha": 0.6, "beta": 0.5}):
-        with pytest.raises(ValueError, match="elo0|alpha"):
+        with pytest.raises(ValueError, match=r"elo0|alpha"):
             Sprt(**bad)  # type: ignore[arg-type]
 
 
