@@ -9,6 +9,7 @@ import re
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orchestrator.core.event.model import Tournament
 from orchestrator.core.event.standings import (
@@ -23,7 +24,6 @@ from orchestrator.core.pairing.gauntlet import match_state, pair_points
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.teams import team_standings
 from orchestrator.core.stats.elo import penta_counts, pentanomial, trinomial
-from orchestrator.core.stats.ratings import Rating, fit_ratings
 from orchestrator.event.api import (
     BracketJSON,
     BracketMatchJSON,
@@ -36,6 +36,9 @@ from orchestrator.event.api import (
 )
 from orchestrator.store.database import GameRow, RoundRow
 from orchestrator.store.logs import find_log
+
+if TYPE_CHECKING:
+    from orchestrator.core.stats.ratings import Rating
 
 
 def slug(name: str) -> str:
@@ -437,6 +440,8 @@ def event_ratings(tournament: Tournament) -> list[Rating]:
     >>> [(r.name, round(r.elo, 1)) for r in event_ratings(t)]
     [('A', 95.4), ('B', -95.4)]
     """
+    from orchestrator.core.stats.ratings import fit_ratings  # numpy and scipy: only here
+
     points = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
     games = [
         (g.white, g.black, points[g.result])

@@ -16,22 +16,22 @@ For both, with the mean score per game `s` and the variance `v` of one unit's sc
 - LOS, the likelihood of superiority: the probability that the true score is above 1/2.
 
 These are the formulas fastchess and fishtest use; `tests/core/test_stats.py` checks them
-against fastchess's own test vectors.
+against fastchess's own test vectors.  (The standard library's normal distribution is enough
+here: a pairing or a text table never waits for numpy or scipy to load.)
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from statistics import NormalDist
 
 import msgspec
-import numpy as np
-from scipy.stats import norm
 
 __all__ = ["PENTA_SCORES", "Z95", "Estimate", "elo", "penta_counts", "pentanomial", "trinomial"]
 
 #: the half-width of a 95 % interval, in standard errors
-Z95 = float(norm.ppf(0.975))
+Z95 = NormalDist().inv_cdf(0.975)
 #: the score per game of a pair scoring 0, 1/2, 1, 3/2 and 2 points
 PENTA_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 _NELO = 800.0 / math.log(10.0)
@@ -66,17 +66,16 @@ def _estimate(values: Sequence[float], counts: Sequence[int], per_pair: bool) ->
     units = int(sum(counts))
     if units == 0:
         return Estimate(0, 0.5, None, None, None, None, None)
-    x = np.asarray(values, dtype=float)
-    p = np.asarray(counts, dtype=float) / units
-    score = float(p @ x)
-    variance = float(p @ (x - score) ** 2)
+    p = [c / units for c in counts]
+    score = sum(pi * x for pi, x in zip(p, values, strict=True))
+    variance = sum(pi * (x - score) ** 2 for pi, x in zip(p, values, strict=True))
     spread = math.sqrt(variance / units)
     low, high = elo(score - Z95 * spread), elo(score + Z95 * spread)
     error = None if low is None or high is None else (high - low) / 2
     if variance <= 0.0:
         return Estimate(units, score, elo(score), error, None, None, None)
     sigma = math.sqrt(2.0 * variance if per_pair else variance)
-    los = float(norm.cdf((score - 0.5) / spread))
+    los = NormalDist().cdf((score - 0.5) / spread)
     return Estimate(
         units,
         score,

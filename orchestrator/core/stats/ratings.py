@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from statistics import NormalDist
 
 import msgspec
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import minimize
-from scipy.stats import norm
 
 from orchestrator.core.stats.elo import Z95, elo
 
@@ -196,6 +196,6 @@ def _with_los(
             i, j = index[rating.name], index[below.name]
             variance = covariance[i, i] + covariance[j, j] - 2.0 * covariance[i, j]
             if variance > 0:
-                los = float(norm.cdf((rating.elo - below.elo) / math.sqrt(variance)))
+                los = NormalDist().cdf((rating.elo - below.elo) / math.sqrt(variance))
         out.append(msgspec.structs.replace(rating, los_next=los))
     return out

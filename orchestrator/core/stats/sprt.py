@@ -22,14 +22,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import msgspec
-import numpy as np
-from numpy.typing import NDArray
-from scipy.optimize import brentq
 
 from orchestrator.core.stats.elo import PENTA_SCORES
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
 
 __all__ = ["Model", "Sprt", "SprtState", "llr"]
 
@@ -111,6 +112,8 @@ def llr(counts: Sequence[int], elo0: float, elo1: float, model: Model = "normali
     >>> round(llr((365, 16618, 36229, 16974, 390), 0, 2), 2)
     2.25
     """
+    import numpy as np  # here: loading numpy and scipy is for the tests that need them
+
     if len(counts) == 3:
         scores: Sequence[float] = _TRI_SCORES
     elif len(counts) == 5:
@@ -138,6 +141,8 @@ def _expected(difference: float) -> float:
 def _theta(observed: NDArray[np.float64], phi: NDArray[np.float64]) -> float:
     """The root of sum(observed * phi / (1 + theta * phi)) between its poles (scipy's
     Brent): the multiplier of the closest distribution with sum(p * phi) = 0."""
+    from scipy.optimize import brentq
+
     low, high = -1.0 / float(phi.max()), -1.0 / float(phi.min())
     span = high - low
     return float(
@@ -161,6 +166,8 @@ def _normalized(
 ) -> NDArray[np.float64]:
     """The distribution closest to `observed` whose (mean - 1/2) / sigma is `t`: a fixed
     point, each step the closest one under the constraint linearised at the last."""
+    import numpy as np
+
     p = np.full_like(observed, 1.0 / len(observed))
     for _ in range(50):
         mu = float(p @ a)
