@@ -231,6 +231,8 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
     #: TCEC's live files are written here; None: not at all
     live_dir: Path | None = None
     pgn_comments: Literal["cutechess", "tcec"] = "cutechess"
+    #: a `ratings` log line (every engine's fitted Elo) every this many finished games; 0: none
+    rating_interval: Annotated[int, msgspec.Meta(ge=0)] = 20
     #: where games run: "local" (in the daemon), "processes" (a local Dask cluster),
     #: "dask://HOST:PORT" or "tls://HOST:PORT" (an existing Dask scheduler)
     executor: str = "local"

@@ -36,7 +36,7 @@ from orchestrator.core.pairing.teams import board_tags, team_standings
 from orchestrator.daemon.outputs import PgnFiles, TcecFiles, remove_leftovers, write_standings
 from orchestrator.daemon.system import notify, own_children, sweep_orphans, watchdog_interval
 from orchestrator.event import controls
-from orchestrator.event.export import round_tag, slug
+from orchestrator.event.export import event_ratings, round_tag, slug
 from orchestrator.event.health import Health, HostHealth, LoopLag
 from orchestrator.event.health import encode as health_json
 from orchestrator.event.read import STRIKES, view_of
@@ -113,6 +113,7 @@ class Daemon:
         self.hosts_seen: set[str] = set()  # game hosts connected at some time
         #: the PGN and standings files missed a write (a full disk): all are written again
         self.outputs_stale = False
+        self.ratings_mark = 0  # finished games // rating_interval at the last `ratings` line
 
     # signals ------------------------------------------------------------------------------
 
@@ -142,6 +143,8 @@ class Daemon:
         )
         aborted = await self.store.abort_running()
         self.paused = await self.store.paused()
+        if interval := self.config.tournament.rating_interval:
+            self.ratings_mark = await self.store.finished_games() // interval
         for update in await self.store.engine_updates():
             self._update_engine(update.engine, update.command, update.options)
         settings = self.config.tournament
@@ -416,6 +419,40 @@ class Daemon:
         )
         self.config = msgspec.structs.replace(self.config, engines=engines)
 
+    async def _log_ratings(self) -> None:
+        """Every `rating_interval` finished games: a `ratings` line, every engine's Elo
+        fitted over the event's games (in a worker thread: the fit never holds the loop)."""
+        every = self.config.tournament.rating_interval
+        if not every:
+            return
+        games = await self.store.finished_games()
+        if games // every <= self.ratings_mark:  # two games that end together: one line
+            return
+        self.ratings_mark = games // every
+        view = await view_of(self.store)
+        try:
+            ratings = await asyncio.to_thread(event_ratings, view.standings_tournament())
+        except Exception as exc:  # a fit that fails costs its line, never the event
+            log.error("ratings_failed", games=games, error=repr(exc))
+            return
+
+        def rounded(value: float | None) -> float | None:
+            return None if value is None else round(value, 1)
+
+        log.info(
+            "ratings",
+            games=games,
+            ratings=[
+                {
+                    "engine": r.name,
+                    "elo": rounded(r.elo),
+                    "low": rounded(r.elo_low),
+                    "high": rounded(r.elo_high),
+                }
+                for r in ratings
+            ],
+        )
+
     async def _withdraw_on_strikes(self, engine: str) -> None:
         """Withdraw `engine` once its strikes reach `strikes` (a control, like any other)."""
         if not self.event.settings.strikes:
@@ -607,6 +644,7 @@ class Daemon:
             self.tcec_files.finish(game.id, record)
         self._log_finished(record, context, engine_log)
         await self._write_outputs(round_number=rnd.number, game_pgn=pgn)
+        await self._log_ratings()
         if record.fault is not None and record.fault.kind in STRIKES:
             await self._withdraw_on_strikes(record.fault.engine)
 

@@ -47,6 +47,7 @@ FREE = (
     "site",
     "live_dir",
     "pgn_comments",
+    "rating_interval",
     "executor",
     "tls_ca_file",
     "tls_cert",

@@ -655,6 +655,10 @@ class Store:
         async with self.transaction():
             await self.db.execute("UPDATE attempts SET host = ? WHERE id = ?", (host, attempt))
 
+    async def finished_games(self) -> int:
+        """How many games have a result."""
+        return int(await self._scalar("SELECT COUNT(*) FROM games WHERE status = 'finished'"))
+
     async def game_pgn(self, game: int) -> str | None:
         """A finished game's PGN (None before it has finished)."""
         return cast(str | None, await self._scalar("SELECT pgn FROM games WHERE id = ?", game))

@@ -193,3 +193,15 @@ def test_an_anchor_and_an_unbeaten_engine() -> None:
     assert ratings["E0"].elo == pytest.approx(3000.0) and ratings["E0"].elo_low == 3000.0
     assert ratings["Z"].elo is None and ratings["Z"].points == 2  # won every game
     assert ratings["Idle"].games == 0 and ratings["Idle"].elo is None
+
+
+def test_only_engines_that_took_points_from_each_other_are_rated() -> None:
+    """Zermelo's condition: Y beat only Z, who lost every game, and lost to the rest; the
+    likelihood has no maximum for either.  The fit rates the group in which every engine
+    took points from every other through a chain (E0, E1, E2) and lists Y and Z without."""
+    core = round_robin([50, 0, -50], 4, 7)
+    extra = [("Y", "Z", 1.0), ("E0", "Y", 1.0), ("Y", "E1", 0.0), ("E2", "Z", 1.0)]
+    ratings = {r.name: r for r in fit_ratings([*core, *extra])}
+    assert {n for n, r in ratings.items() if r.elo is not None} == {"E0", "E1", "E2"}
+    assert ratings["Y"].elo is None and ratings["Z"].elo is None
+    assert sum(r.elo or 0.0 for r in ratings.values()) == pytest.approx(0, abs=1e-6)

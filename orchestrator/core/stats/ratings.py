@@ -10,8 +10,11 @@ Hessian at the fit) through the anchor's shift, so the anchor engine's own inter
 and the others are relative to it.  LOS against the engine ranked next uses both ratings'
 variances and their covariance.
 
-An engine that won or lost every game has no finite rating: it is listed without one, and the
-others are fitted on the games between them.
+Ratings are finite only where no group of engines took every point from the rest: the
+likelihood then has its maximum (Zermelo's condition).  So the fit rates the largest group of
+engines in which each took points (a win or a draw) from each other through a chain of games,
+a strongly connected component of that directed graph (networkx), on the games between them;
+an engine outside it (one that won or lost every game, ...) is listed without a rating.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from collections.abc import Sequence
 from statistics import NormalDist
 
 import msgspec
+import networkx as nx
 import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import minimize
@@ -30,7 +34,7 @@ from orchestrator.core.stats.elo import Z95, elo
 __all__ = ["Rating", "fit_ratings"]
 
 _K = math.log(10.0) / 400.0
-#: beyond this the fit calls a rating unbounded (it only grows: a component that won all)
+#: a bound on the fit (never reached inside a strongly connected component)
 _BOUND = 4000.0
 
 
@@ -80,13 +84,10 @@ def fit_ratings(
         if score == 0.5:
             draws[white] += 1
             draws[black] += 1
-    unbounded = {n for n in everyone if played[n] and points[n] in (0.0, float(played[n]))}
-    rated = [n for n in everyone if played[n] and n not in unbounded]
+    rated = _rateable(games)
     kept = [g for g in games if g[0] in rated and g[1] in rated]
     ratings, covariance = _fit(rated, kept, anchor)
-    for k, name in enumerate(rated):  # a part of the field that beat or lost to all the rest
-        if abs(ratings[k] - np.median(ratings)) > _BOUND / 2:
-            unbounded.add(name)
+    unbounded = set(everyone) - set(rated)
     index = {n: k for k, n in enumerate(rated)}
     out: list[Rating] = []
     for name in everyone:
@@ -109,6 +110,26 @@ def fit_ratings(
         )
     out.sort(key=lambda r: (r.elo is None, -(r.elo or 0.0), -r.points, r.name))
     return _with_los(out, index, covariance)
+
+
+def _rateable(games: Sequence[tuple[str, str, float]]) -> list[str]:
+    """The engines with finite ratings: the largest strongly connected component (the most
+    games among equals, then the names) of "took points from"."""
+    graph: nx.DiGraph[str] = nx.DiGraph()
+    size: dict[frozenset[str], int] = {}
+    for white, black, score in games:
+        graph.add_nodes_from((white, black))
+        if score > 0:
+            graph.add_edge(white, black)
+        if score < 1:
+            graph.add_edge(black, white)
+    groups = [frozenset(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
+    if not groups:
+        return []
+    for group in groups:
+        size[group] = sum(1 for w, b, _ in games if w in group and b in group)
+    best = max(groups, key=lambda g: (len(g), size[g], sorted(g)))
+    return sorted(best)
 
 
 def _fit(
