@@ -52,7 +52,10 @@ def standings(
     state = " (provisional: a round is being played)" if event.provisional else ""
     typer.echo(f"{event.name}: standings after {rounds} complete round(s){state}\n")
     text = standings_text(
-        event.standings_tournament(), event.settings.tiebreaks, read.standings_notes(event)
+        event.standings_tournament(),
+        event.settings.tiebreaks,
+        read.standings_notes(event),
+        event.settings.anchor,
     )
     typer.echo(text, nl=False)
 

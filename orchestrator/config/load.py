@@ -102,6 +102,7 @@ def parse(data: dict[str, Any], path: Path) -> Config:
     )
     _check_kibitzers(path, tournament, kibitzers, {e.name for e in engines})
     _check_own_games(path, tournament, data.get("tournament"))
+    _check_anchor(path, tournament, engines)
     config = Config(path, tournament, adjudication, tuple(engines), kibitzers)
     _check_event(config)
     return config
@@ -248,6 +249,20 @@ def _check_own_games(path: Path, tournament: TournamentConfig, given: object) ->
                 f"{path}: [tournament] {key}: {system.noun} plays its own game pairs, each "
                 f"with colours reversed: leave {key} out"
             )
+
+
+def _check_anchor(path: Path, tournament: TournamentConfig, engines: list[EngineConfig]) -> None:
+    """`rating_anchor` names an engine of the event that has a `rating`."""
+    name = tournament.rating_anchor
+    if name is None:
+        return
+    engine = next((e for e in engines if e.name == name), None)
+    if engine is None:
+        raise ConfigError(f'{path}: [tournament] rating_anchor: no engine is named "{name}"')
+    if engine.rating is None:
+        raise ConfigError(
+            f'{path}: [tournament] rating_anchor: engine "{name}" has no rating to anchor to'
+        )
 
 
 def _check_event(config: Config) -> None:

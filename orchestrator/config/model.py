@@ -233,6 +233,8 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
     pgn_comments: Literal["cutechess", "tcec"] = "cutechess"
     #: a `ratings` log line (every engine's fitted Elo) every this many finished games; 0: none
     rating_interval: Annotated[int, msgspec.Meta(ge=0)] = 20
+    #: the engine whose `rating` anchors the fitted Elo; None: the field's mean is 0
+    rating_anchor: str | None = None
     #: where games run: "local" (in the daemon), "processes" (a local Dask cluster),
     #: "dask://HOST:PORT" or "tls://HOST:PORT" (an existing Dask scheduler)
     executor: str = "local"

@@ -431,7 +431,9 @@ class Daemon:
         self.ratings_mark = games // every
         view = await view_of(self.store)
         try:
-            ratings = await asyncio.to_thread(event_ratings, view.standings_tournament())
+            ratings = await asyncio.to_thread(
+                event_ratings, view.standings_tournament(), view.settings.anchor
+            )
         except Exception as exc:  # a fit that fails costs its line, never the event
             log.error("ratings_failed", games=games, error=repr(exc))
             return

@@ -188,7 +188,9 @@ def _write_all(files: list[tuple[Path, str]]) -> None:
 def write_standings(folder: Path, view: EventView) -> None:
     """`standings.txt` and `standings.json` (as `standings --json` prints them)."""
     order = view.settings.tiebreaks
-    text = standings_text(view.standings_tournament(), order, standings_notes(view))
+    text = standings_text(
+        view.standings_tournament(), order, standings_notes(view), view.settings.anchor
+    )
     write_atomic(folder / "standings.txt", text)
     write_atomic(folder / "standings.json", json.dumps(standings_json(view), indent=1) + "\n")
 

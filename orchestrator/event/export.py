@@ -113,7 +113,10 @@ def event_pgn(rounds: Sequence[RoundRow]) -> str:
 
 
 def standings_text(
-    tournament: Tournament, order: Sequence[Tiebreak], notes: dict[str, str] | None = None
+    tournament: Tournament,
+    order: Sequence[Tiebreak],
+    notes: dict[str, str] | None = None,
+    anchor: tuple[str, float] | None = None,
 ) -> str:
     """`standings.txt`: the standings table, `notes` on players (strikes, withdrawals), then
     the crosstable.
@@ -124,7 +127,7 @@ def standings_text(
     A: withdrawn after round 1
     """
     listed = "".join(f"{name}: {note}\n" for name, note in (notes or {}).items())
-    table = standings_table(tournament, order)
+    table = standings_table(tournament, order, anchor)
     if tournament.teams:
         table = f"{team_table(tournament)}\nBoards\n\n{table}"
     system = tournament.rules.system
@@ -392,6 +395,7 @@ def standings_data(
     order: Sequence[Tiebreak],
     strikes: Mapping[str, int] | None = None,
     withdrawn: Mapping[str, int] | None = None,
+    anchor: tuple[str, float] | None = None,
 ) -> list[StandingJSON]:
     """The standings as the `--json` outputs give them, with each engine's `strikes` and
     the round after which it `withdrawn`, where given.
@@ -402,7 +406,7 @@ def standings_data(
     [('1', 'A', 1.0), ('2', 'B', 0.0)]
     """
     strikes, withdrawn = strikes or {}, withdrawn or {}
-    ratings = {r.name: r for r in event_ratings(tournament)}
+    ratings = {r.name: r for r in event_ratings(tournament, anchor)}
     rounded = _round
     return [
         {
@@ -430,9 +434,10 @@ def _round(value: float | None, digits: int = 1) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def event_ratings(tournament: Tournament) -> list[Rating]:
+def event_ratings(tournament: Tournament, anchor: tuple[str, float] | None = None) -> list[Rating]:
     """Every engine's Elo fitted over the event's played games (forfeits and BYEs out),
-    best first (`core/stats/ratings.py`).
+    best first (`core/stats/ratings.py`), the field's mean at 0 or `anchor` (an engine at
+    its rating).
 
     >>> from orchestrator.core.event.model import Game, Player, Round
     >>> games = (Game("A", "B", "1-0"), Game("B", "A", "1/2-1/2"))
@@ -449,10 +454,12 @@ def event_ratings(tournament: Tournament) -> list[Rating]:
         for g in r.games
         if g.result in points and not g.forfeit
     ]
-    return fit_ratings(games, names=[p.name for p in tournament.players])
+    return fit_ratings(games, names=[p.name for p in tournament.players], anchor=anchor)
 
 
-def standings_table(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
+def standings_table(
+    tournament: Tournament, order: Sequence[Tiebreak], anchor: tuple[str, float] | None = None
+) -> str:
     """The standings as a text table with a legend of the tiebreaks.
 
     >>> from orchestrator.core.event.model import Game, Player, Round
@@ -467,7 +474,7 @@ def standings_table(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
     <BLANKLINE>
     """
     lines: list[Line] = standings(tournament, order)
-    ratings = {r.name: r for r in event_ratings(tournament)}
+    ratings = {r.name: r for r in event_ratings(tournament, anchor)}
     header = ["Place", "Engine", "Seed", "Score", "Games", "+", "=", "-", "BYE"]
     header += [_SHORT[tb] for tb in order] + ["Elo", "95%"]
     rows = [
@@ -490,8 +497,12 @@ def standings_table(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
     return (
         _table(header, rows)
         + (f"\nTiebreaks: {legend}\n" if order else "")
-        + "\nElo: fitted over every game, the field's mean at 0; 95%: its interval\n"
+        + f"\nElo: fitted over every game, {_anchored(anchor)}; 95%: its interval\n"
     )
+
+
+def _anchored(anchor: tuple[str, float] | None) -> str:
+    return "the field's mean at 0" if anchor is None else f"{anchor[0]} at {anchor[1]:g}"
 
 
 def _elo_cells(rating: Rating) -> list[str]:

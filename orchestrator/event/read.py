@@ -216,7 +216,13 @@ def standings_json(view: EventView) -> StandingsJSON:
     """
     strikes = {name: len(games) for name, games in view.strikes().items()}
     withdrawn = {name: after for name, (after, _) in view.withdrawals.items()}
-    lines = standings_data(view.standings_tournament(), view.settings.tiebreaks, strikes, withdrawn)
+    lines = standings_data(
+        view.standings_tournament(),
+        view.settings.tiebreaks,
+        strikes,
+        withdrawn,
+        view.settings.anchor,
+    )
     out: StandingsJSON = {
         "event": view.name,
         "rounds": len(view.tournament.rounds),

@@ -48,6 +48,7 @@ FREE = (
     "live_dir",
     "pgn_comments",
     "rating_interval",
+    "rating_anchor",
     "executor",
     "tls_ca_file",
     "tls_cert",
@@ -151,6 +152,18 @@ class EventSettings(TournamentConfig, frozen=True, kw_only=True, forbid_unknown_
         locked = [k for k in differ if k in LOCKED]
         forced = [k for k in differ if k not in LOCKED and k not in FREE]
         return locked, forced
+
+    @property
+    def anchor(self) -> tuple[str, float] | None:
+        """The fitted Elo's anchor: `rating_anchor` at its rating (None: the field's mean).
+
+        >>> EventSettings(name="T", rounds=1, rating_anchor="A", ratings={"A": 3500}).anchor
+        ('A', 3500)
+        """
+        name = self.rating_anchor
+        if name is None or name not in self.ratings:
+            return None
+        return name, self.ratings[name]
 
 
 def pairing_rules(section: TournamentConfig) -> Rules:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from orchestrator.core.event.model import Game, Player, Round, Rules, Tournament
 from orchestrator.event.export import crosstable, standings_data, standings_table
 
@@ -51,3 +53,11 @@ def test_standings_carry_each_engine_s_fitted_elo() -> None:
     table = standings_table(event(), ("sb",))
     row = next(line for line in table.splitlines() if line.split()[1] == "A")
     assert f"{elos['A']:+.0f}" in row.split()
+
+
+def test_an_anchor_fixes_one_engine_at_its_rating() -> None:
+    data = {d["name"]: d for d in standings_data(event(), ("sb",), anchor=("B", 3000.0))}
+    assert data["B"]["elo"] == 3000.0 and data["B"]["elo_low"] == data["B"]["elo_high"] == 3000.0
+    mean = {d["name"]: d["elo"] for d in standings_data(event(), ("sb",))}
+    assert data["A"]["elo"] == pytest.approx(3000.0 + mean["A"] - mean["B"], abs=0.2)  # type: ignore[operator]
+    assert "B at 3000" in standings_table(event(), ("sb",), ("B", 3000.0))
