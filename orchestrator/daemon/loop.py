@@ -248,6 +248,8 @@ class Daemon:
                     if not disk_full(exc):
                         raise
                     await self._wait_for_space(exc, running)
+                    if self.stopping.is_set():  # asked to stop while it waited
+                        return
         finally:
             await self._stop_games([r.task for r in running.values()])
             running.clear()
@@ -287,7 +289,8 @@ class Daemon:
         began = time.monotonic()
         what = f"{'the database' if isinstance(error, sqlite3.Error) else 'a file'}: {error}"
         self.health.disk_full = what
-        self.health.disk_free = free_bytes(self.folder.parent)
+        where = self.config.tournament.database.parent
+        self.health.disk_free = free_bytes(where)
         log.error(
             "disk_full",
             full=what,
@@ -308,10 +311,10 @@ class Daemon:
             if time.monotonic() - looked < SPACE_CHECK_S and not resume:
                 continue
             looked = time.monotonic()
-            self.health.disk_free = free_bytes(self.folder.parent)
+            self.health.disk_free = free_bytes(where)
             try:
                 await self.store.probe_space()
-                await asyncio.to_thread(probe_file, self.config.tournament.database.parent)
+                await asyncio.to_thread(probe_file, where)
                 await self.store.abort_running()  # what was in play is played again
                 await self.store.flush_moves()
             except Exception as exc:
