@@ -44,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Coroutine
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -110,7 +111,6 @@ def _seconds(stamp: str) -> float:
 
 def measure(executor: str, size: int, think: str, moves: int) -> dict[str, Any]:
     """Play one configuration in this process; its figures."""
-    from orchestrator.daemon.run import run_event
     from orchestrator.logs import configure
 
     samples: list[tuple[float, float]] = []  # (wall time, this process's CPU time)
@@ -124,19 +124,12 @@ def measure(executor: str, size: int, think: str, moves: int) -> dict[str, Any]:
             lags.append((loop.time() - before - LAG_S) * 1000)
             samples.append((time.time(), time.process_time()))
 
-    async def main(config: Path) -> int:
-        watcher = asyncio.create_task(watch())
-        try:
-            return await run_event(config, False, False, None)
-        finally:
-            watcher.cancel()
-
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         config = event(folder, size, executor, think, moves)
         with Path(os.devnull).open("w") as devnull, contextlib.redirect_stdout(devnull):
             configure(json=True)
-            code = asyncio.run(main(config))
+            code = asyncio.run(watched(config, watch()))
         if code != 0:
             raise SystemExit(f"the daemon exited {code}")
         with contextlib.closing(sqlite3.connect(folder / "scale.sqlite")) as db:
@@ -182,9 +175,19 @@ def _status(pid: int, field: str) -> int:
     return 0
 
 
+async def watched(config: Path, watch: Coroutine[Any, Any, None]) -> int:
+    """`orchestrator run`'s own code on `config` in this process, `watch` beside it."""
+    from orchestrator.daemon.run import run_event
+
+    watcher = asyncio.create_task(watch)
+    try:
+        return await run_event(config, False, False, None)
+    finally:
+        watcher.cancel()
+
+
 def soak(executor: str, engines: int) -> dict[str, Any]:
     """Play the soak event in this process; the figures after game 400 and at the end."""
-    from orchestrator.daemon.run import run_event
     from orchestrator.executor import processes
     from orchestrator.logs import configure
 
@@ -218,13 +221,6 @@ def soak(executor: str, engines: int) -> dict[str, Any]:
                 mark("after 400", db, games)
             if games >= total - 100 and "at the end" not in marks:  # while it still runs
                 mark("at the end", db, games)
-
-    async def main(config: Path, db: Path) -> int:
-        watcher = asyncio.create_task(watch(db))
-        try:
-            return await run_event(config, False, False, None)
-        finally:
-            watcher.cancel()
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -261,7 +257,7 @@ max_moves = 10
         )
         with Path(os.devnull).open("w") as devnull, contextlib.redirect_stdout(devnull):
             configure(json=True)
-            code = asyncio.run(main(config, db))
+            code = asyncio.run(watched(config, watch(db)))
         if code != 0:
             raise SystemExit(f"the daemon exited {code}")
     return {"runner": f"orchestrator, {executor}", "marks": marks}

@@ -203,12 +203,12 @@ def sweep_orphans(own: set[int] | frozenset[int] = frozenset()) -> int:
     session = os.getsid(0)
     for _ in range(8):  # an orphan's own children become ours when it dies: a few passes
         found = []
-        for pid, state, _, _ in (p for p in processes() if p.parent == me):
-            if pid in own:
+        for p in processes():
+            if p.parent != me or p.pid in own:
                 continue
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                if state == "Z" or os.getsid(pid) != session:
-                    found.append(pid)
+                if p.state == "Z" or os.getsid(p.pid) != session:
+                    found.append(p.pid)
         if not found:
             break
         for pid in found:

@@ -15,6 +15,7 @@ class Process(NamedTuple):
     state: str  # R, S, Z, ...
     parent: int
     group: int  # its process group
+    name: str = ""  # its command, as the kernel names it (15 characters at most)
 
 
 def processes(proc: Path = Path("/proc")) -> Iterator[Process]:
@@ -33,6 +34,7 @@ def processes(proc: Path = Path("/proc")) -> Iterator[Process]:
             stat = (entry / "stat").read_text()
         except OSError:
             continue
+        name = stat[stat.find("(") + 1 : stat.rfind(")")]
         fields = stat.rpartition(")")[2].split()
         if len(fields) > 2:
-            yield Process(int(entry.name), fields[0], int(fields[1]), int(fields[2]))
+            yield Process(int(entry.name), fields[0], int(fields[1]), int(fields[2]), name)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orchestrator.core.stats.elo import penta_counts, pentanomial, trinomial
+from orchestrator.core.stats.elo import Estimate, penta_counts, pentanomial, trinomial
 from orchestrator.core.stats.ratings import fit_ratings
 from orchestrator.core.stats.sprt import Sprt, llr
 
@@ -28,49 +28,25 @@ def penta(ll: int, ld: int, wl: int, dd: int, wd: int, ww: int) -> tuple[int, ..
     return (ll, ld, wl + dd, wd, ww)
 
 
-# (stats, nElo, its error, Elo, its error, LOS %, score); None where fastchess checks none
-ELO_WDL = [
-    ((76, 89, 123), -20.76, 40.13, None, None, 15.53, 0.477),
-    ((136, 96, 111), 49.77, 36.77, 40.70, 30.43, 99.60, 0.558),
-    ((34, 356, 0), -508.44, 34.48, None, None, None, 0.087),
+# (the estimate of fastchess's stats, nElo, its error, Elo, its error, LOS %, score); None
+# where fastchess checks none.  Its `Stats(wins, losses, draws)` is our trinomial(wins,
+# draws, losses); its six pair counts are ours through `penta`.
+ELO = [
+    (trinomial(76, 123, 89), -20.76, 40.13, None, None, 15.53, 0.477),
+    (trinomial(136, 111, 96), 49.77, 36.77, 40.70, 30.43, 99.60, 0.558),
+    (trinomial(34, 0, 356), -508.44, 34.48, None, None, None, 0.087),
+    (pentanomial(penta(34, 54, 31, 32, 64, 75)), 57.94, 28.28, 55.58, 27.65, 100.00, 0.579),
+    (pentanomial(penta(332, 433, 457, 41, 333, 334)), -9.17, 10.96, -8.64, 10.33, 5.05, 0.488),
+    (
+        pentanomial(penta(7895, 8757, 5485, 200, 568, 9999)),
+        *(-19.01, 2.65, -21.04, 2.95, 0.00, 0.470),
+    ),
 ]
-ELO_PENTA = [
-    ((34, 54, 31, 32, 64, 75), 57.94, 28.28, 55.58, 27.65, 100.00, 0.579),
-    ((332, 433, 457, 41, 333, 334), -9.17, 10.96, -8.64, 10.33, 5.05, 0.488),
-    ((7895, 8757, 5485, 200, 568, 9999), -19.01, 2.65, -21.04, 2.95, 0.00, 0.470),
-]
 
 
-@pytest.mark.parametrize(("stats", "nelo", "nelo_error", "elo", "error", "los", "score"), ELO_WDL)
-def test_trinomial_matches_fastchess(
-    stats: tuple[int, int, int],
-    nelo: float,
-    nelo_error: float,
-    elo: float | None,
-    error: float | None,
-    los: float | None,
-    score: float,
-) -> None:
-    wins, losses, draws = stats
-    e = trinomial(wins, draws, losses)
-    check(e, nelo, nelo_error, elo, error, los, score)
-
-
-@pytest.mark.parametrize(("stats", "nelo", "nelo_error", "elo", "error", "los", "score"), ELO_PENTA)
-def test_pentanomial_matches_fastchess(
-    stats: tuple[int, int, int, int, int, int],
-    nelo: float,
-    nelo_error: float,
-    elo: float | None,
-    error: float | None,
-    los: float | None,
-    score: float,
-) -> None:
-    check(pentanomial(penta(*stats)), nelo, nelo_error, elo, error, los, score)
-
-
-def check(
-    e: object,
+@pytest.mark.parametrize(("e", "nelo", "nelo_error", "elo", "error", "los", "score"), ELO)
+def test_elo_matches_fastchess(
+    e: Estimate,
     nelo: float,
     nelo_error: float,
     elo: float | None,
@@ -79,14 +55,14 @@ def check(
     score: float,
 ) -> None:
     """fastchess compares with doctest's Approx(...).epsilon(0.01): within 1 %."""
-    assert e.nelo == pytest.approx(nelo, rel=0.01)  # type: ignore[attr-defined]
-    assert e.nelo_error == pytest.approx(nelo_error, rel=0.01)  # type: ignore[attr-defined]
-    assert e.score == pytest.approx(score, rel=0.01)  # type: ignore[attr-defined]
+    assert e.nelo == pytest.approx(nelo, rel=0.01)
+    assert e.nelo_error == pytest.approx(nelo_error, rel=0.01)
+    assert e.score == pytest.approx(score, rel=0.01)
     if elo is not None:
-        assert e.elo == pytest.approx(elo, rel=0.01)  # type: ignore[attr-defined]
-        assert e.elo_error == pytest.approx(error, rel=0.01)  # type: ignore[attr-defined]
+        assert e.elo == pytest.approx(elo, rel=0.01)
+        assert e.elo_error == pytest.approx(error, rel=0.01)
     if los is not None:  # printed with two decimals, as a percentage
-        assert f"{100 * e.los:.2f}" == f"{los:.2f}"  # type: ignore[attr-defined]
+        assert e.los is not None and f"{100 * e.los:.2f}" == f"{los:.2f}"
 
 
 # (counts, elo0, elo1, model, LLR)

@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from orchestrator.engines.procfs import processes
+
 
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on now."""
@@ -43,18 +45,9 @@ def descendants(root: int | None = None) -> list[tuple[int, str, str]]:
     root = os.getpid() if root is None else root
     children: dict[int, list[int]] = {}
     info: dict[int, tuple[str, str]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
-        name = stat[stat.index("(") + 1 : stat.rindex(")")]
-        fields = stat[stat.rindex(")") + 2 :].split()
-        pid, state, ppid = int(entry.name), fields[0], int(fields[1])
-        children.setdefault(ppid, []).append(pid)
-        info[pid] = (state, name)
+    for process in processes():
+        children.setdefault(process.parent, []).append(process.pid)
+        info[process.pid] = (process.state, process.name)
     out, todo = [], list(children.get(root, []))
     while todo:
         pid = todo.pop()
