@@ -9,7 +9,6 @@ import re
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from orchestrator.core.event.model import Tournament
 from orchestrator.core.event.standings import (
@@ -24,6 +23,7 @@ from orchestrator.core.pairing.gauntlet import match_state, pair_points
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.teams import team_standings
 from orchestrator.core.stats.elo import penta_counts, pentanomial, trinomial
+from orchestrator.core.stats.ratings import Rating
 from orchestrator.event.api import (
     BracketJSON,
     BracketMatchJSON,
@@ -36,9 +36,6 @@ from orchestrator.event.api import (
 )
 from orchestrator.store.database import GameRow, RoundRow
 from orchestrator.store.logs import find_log
-
-if TYPE_CHECKING:
-    from orchestrator.core.stats.ratings import Rating
 
 
 def slug(name: str) -> str:
@@ -396,6 +393,8 @@ def standings_data(
     strikes: Mapping[str, int] | None = None,
     withdrawn: Mapping[str, int] | None = None,
     anchor: tuple[str, float] | None = None,
+    *,
+    ratings: bool = True,
 ) -> list[StandingJSON]:
     """The standings as the `--json` outputs give them, with each engine's `strikes` and
     the round after which it `withdrawn`, where given.
@@ -406,7 +405,23 @@ def standings_data(
     [('1', 'A', 1.0), ('2', 'B', 0.0)]
     """
     strikes, withdrawn = strikes or {}, withdrawn or {}
-    ratings = {r.name: r for r in event_ratings(tournament, anchor)}
+    lines = standings(tournament, order)
+    if ratings:
+        fitted = {r.name: r for r in event_ratings(tournament, anchor)}
+    else:  # no fit (the overview's top of the standings): no Elo, the draw ratio alone
+        fitted = {
+            line.name: Rating(
+                line.name,
+                line.games,
+                line.score,
+                None,
+                None,
+                None,
+                None,
+                line.draws / line.games if line.games else 0.0,
+            )
+            for line in lines
+        }
     rounded = _round
     return [
         {
@@ -419,14 +434,14 @@ def standings_data(
             "tiebreaks": {tb: line.tiebreaks[tb] for tb in order},
             "strikes": strikes.get(line.name, 0),
             "withdrawn_after": withdrawn.get(line.name),
-            "elo": rounded(ratings[line.name].elo),
-            "elo_low": rounded(ratings[line.name].elo_low),
-            "elo_high": rounded(ratings[line.name].elo_high),
-            "performance": rounded(ratings[line.name].performance),
-            "draw_ratio": round(ratings[line.name].draw_ratio, 3),
-            "los_next": rounded(ratings[line.name].los_next, 3),
+            "elo": rounded(fitted[line.name].elo),
+            "elo_low": rounded(fitted[line.name].elo_low),
+            "elo_high": rounded(fitted[line.name].elo_high),
+            "performance": rounded(fitted[line.name].performance),
+            "draw_ratio": round(fitted[line.name].draw_ratio, 3),
+            "los_next": rounded(fitted[line.name].los_next, 3),
         }
-        for line in standings(tournament, order)
+        for line in lines
     ]
 
 

@@ -205,9 +205,10 @@ async def load_view(db: Path, *, pgn: bool = False) -> EventView:
         return view
 
 
-def standings_json(view: EventView) -> StandingsJSON:
+def standings_json(view: EventView, *, ratings: bool = True) -> StandingsJSON:
     """The standings, as `standings --json` and `/api/standings` give them: every finished
-    game counts, and while a round is being played they are `provisional`.
+    game counts, and while a round is being played they are `provisional`; without
+    `ratings`, no Elo is fitted (its fields are null).
 
     >>> from orchestrator.event.sample import sample_view
     >>> data = standings_json(sample_view())
@@ -222,6 +223,7 @@ def standings_json(view: EventView) -> StandingsJSON:
         strikes,
         withdrawn,
         view.settings.anchor,
+        ratings=ratings,
     )
     out: StandingsJSON = {
         "event": view.name,
@@ -535,7 +537,7 @@ async def overview_json(view: EventView, store: Store) -> OverviewJSON:
                 }
             )
     total = view.settings.rounds
-    table = standings_json(view)
+    table = standings_json(view, ratings=False)  # polled: no fit, no numpy or scipy
     played = sum(1 for r in view.rounds for g in r.games if g.status == "finished")
     out: OverviewJSON = {
         "event": view.name,

@@ -22,14 +22,15 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from statistics import NormalDist
+from typing import TYPE_CHECKING
 
 import msgspec
-import networkx as nx
-import numpy as np
-from numpy.typing import NDArray
-from scipy.optimize import minimize
 
 from orchestrator.core.stats.elo import Z95, elo
+
+if TYPE_CHECKING:  # numpy, scipy and networkx are loaded where a fit runs, not on import
+    import numpy as np
+    from numpy.typing import NDArray
 
 __all__ = ["Rating", "fit_ratings"]
 
@@ -115,6 +116,8 @@ def fit_ratings(
 def _rateable(games: Sequence[tuple[str, str, float]]) -> list[str]:
     """The engines with finite ratings: the largest strongly connected component (the most
     games among equals, then the names) of "took points from"."""
+    import networkx as nx
+
     graph: nx.DiGraph[str] = nx.DiGraph()
     size: dict[frozenset[str], int] = {}
     for white, black, score in games:
@@ -136,6 +139,9 @@ def _fit(
     rated: list[str], games: Sequence[tuple[str, str, float]], anchor: tuple[str, float] | None
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The ratings of `rated` (in order) and their covariance, shifted to the anchor."""
+    import numpy as np
+    from scipy.optimize import minimize
+
     n = len(rated)
     if n == 0:
         return np.zeros(0), np.zeros((0, 0))
@@ -198,6 +204,8 @@ def _performance(
     played: int,
 ) -> float | None:
     """The rating at which `name`'s score is expected against its rated opponents."""
+    import numpy as np
+
     opponents = [index[b] for a, b, _ in games if a == name and b in index]
     opponents += [index[a] for a, b, _ in games if b == name and a in index]
     difference = elo(points / played) if played else None
