@@ -9,6 +9,7 @@ does not know, and for whoever imports it (the tests).
 from __future__ import annotations
 
 import importlib
+import os
 import signal
 import sys
 from typing import Any
@@ -59,7 +60,11 @@ def main() -> None:
     """The `orchestrator` command (a stop signal before a command starts exits 0)."""
     for sig in (signal.SIGTERM, signal.SIGHUP):
         if signal.getsignal(sig) is signal.SIG_DFL:
-            signal.signal(sig, lambda *_: sys.exit(0))
+            # at once, not by raising SystemExit: that could land inside a C extension's
+            # import, and the half-made module then crashed the interpreter's shutdown
+            # (SIGSEGV, seen once under load); a command that has work to finish installs
+            # its own handlers first (`run`)
+            signal.signal(sig, lambda *_: os._exit(0))
     wanted = sys.argv[1] if len(sys.argv) > 1 else ""
     if wanted == "run":
         # the daemon is the subreaper of everything it starts, from before its first engine
