@@ -31,6 +31,7 @@ from orchestrator.daemon.loop import Daemon
 from orchestrator.daemon.system import KibitzProcess, WebProcess, sweep_orphans
 from orchestrator.engines.affinity import cpu_plan, pin
 from orchestrator.engines.probe import from_fen, probe, probe_kibitzer
+from orchestrator.engines.slices import runner_slice
 from orchestrator.event.resume import create_or_resume
 from orchestrator.executor.cluster import DaskExecutor, security
 from orchestrator.store.database import Store
@@ -155,6 +156,7 @@ async def run_event(
     config_path: Path, force: bool, drain: bool, http: tuple[str, int] | None
 ) -> int:
     """Run the event; SIGTERM, SIGINT and SIGHUP stop it cleanly at any moment."""
+    runner_slice()  # before its threads start: the engines it starts come first (slices.py)
     loop = asyncio.get_running_loop()
     stop = _Stop()
     for sig in STOP_SIGNALS:

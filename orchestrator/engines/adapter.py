@@ -22,7 +22,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import chess
 import chess.engine
@@ -33,6 +33,7 @@ from orchestrator.core.game.record import Fault, FaultKind
 from orchestrator.engines.journal import LINE_KEPT, Journal
 from orchestrator.engines.output import StampedOutput
 from orchestrator.engines.output import pair as output_pair
+from orchestrator.engines.slices import spawned
 
 QUIT_TIMEOUT = 1.0  # seconds an engine gets to quit before its process group is killed
 REAP_TIMEOUT = 5.0
@@ -396,11 +397,12 @@ class _Pipe:
         self.log("!", line)
 
     def move_time_ms(self) -> int | None:
-        """The last move's time, from the go line written to the answer written; None when
-        the engine never got a go line or never answered."""
+        """The last move's time, from the go line written to the answer written, in whole
+        milliseconds cut down as cutechess and fastchess cut them; None when the engine
+        never got a go line or never answered."""
         if self.go_at is None or self.answered_at is None:
             return None
-        return max(0, round((self.answered_at - self.go_at) * 1000))
+        return max(0, int((self.answered_at - self.go_at) * 1000))
 
 
 #: `ponderhit` and `stop` are written no sooner than this after their `go ponder`; a
@@ -623,7 +625,7 @@ class Engine:
             raise DaemonFault(f"cannot start {config.name}: {exc.strerror}") from None
         command, before_exec = spawn_command(config.command, config.workdir, idle=idle)
         try:
-            transport, protocol = await protocol_class.popen(
+            start = protocol_class.popen(
                 command,
                 setpgrp=True,
                 cwd=str(config.workdir) if config.workdir else None,
@@ -631,6 +633,9 @@ class Engine:
                 stderr=subprocess.PIPE,
                 preexec_fn=before_exec,
             )
+            # an engine with the kernel's shortest slice (slices.py); a kibitzer runs idle
+            started = await start if idle else await spawned(start)
+            transport, protocol = cast(tuple[asyncio.SubprocessTransport, _Uci | _XBoard], started)
         except OSError as exc:
             for end in ends or ():
                 end.close()

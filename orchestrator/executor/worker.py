@@ -29,6 +29,7 @@ from orchestrator.config.model import Config, ConfigError, EngineConfig, Kibitze
 from orchestrator.core.game.record import Cp, GameRecord, Mate, MoveRecord
 from orchestrator.engines.pool import EnginePool
 from orchestrator.engines.probe import probe, probe_kibitzer
+from orchestrator.engines.slices import runner_slice
 from orchestrator.game.game import GameSpec, OnLog, OnMove, play_game
 
 #: how often a game checks that the daemon still wants it (seconds)
@@ -114,15 +115,17 @@ class _Games:
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(
-            target=self.loop.run_forever, name="orchestrator-games", daemon=True
-        )
+        self.thread = threading.Thread(target=self._run, name="orchestrator-games", daemon=True)
         self.thread.start()
         self.pool = EnginePool()
         self.running = 0
         self.idle: asyncio.TimerHandle | None = None
         self.outbox: _Outbox | None = None
         self.sending: asyncio.TimerHandle | None = None
+
+    def _run(self) -> None:
+        runner_slice()  # the games' loop, as the daemon's: its engines come first
+        self.loop.run_forever()
 
     def send(self, worker: Worker, topic: str, message: dict[str, Any]) -> None:
         """Hold `message` for `topic` (from the games' loop); it goes out within

@@ -418,7 +418,7 @@ class _Game:
             if due is not None:
                 due.cancel()
         measured = proto.move_time_ms()
-        used_ms = measured if measured is not None else round((time.monotonic() - started) * 1000)
+        used_ms = measured if measured is not None else int((time.monotonic() - started) * 1000)
         if played.resigned:
             raise _Ended(
                 _lost_by(colour),
