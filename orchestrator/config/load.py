@@ -17,6 +17,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+import chess
 import msgspec
 
 from orchestrator.config.model import (
@@ -30,11 +31,20 @@ from orchestrator.config.model import (
 from orchestrator.core.codec import Key, SchemaError, convert, json_schema
 from orchestrator.core.event.model import Player, Rules, StateError, Tournament
 from orchestrator.core.game.adjudication import Adjudication
+from orchestrator.core.game.book import Book
 from orchestrator.core.game.openings import Opening, OpeningError, parse_suite
 from orchestrator.core.pairing.registry import lookup, names
 from orchestrator.core.pairing.teams import check_teams
 
-__all__ = ["ConfigFile", "check_files", "load", "parse", "read_openings", "schema"]
+__all__ = [
+    "ConfigFile",
+    "check_files",
+    "load",
+    "parse",
+    "read_book",
+    "read_openings",
+    "schema",
+]
 
 
 class ConfigFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -48,7 +58,7 @@ class ConfigFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 #: the keys that name files and folders, resolved against the config file's folder
 _PATHS = {
-    "tournament": ("openings", "database", "pgn_dir", "live_dir", "tls_ca_file", "tls_cert",
+    "tournament": ("openings", "book", "database", "pgn_dir", "live_dir", "tls_ca_file", "tls_cert",
                    "tls_key"),
     "adjudication": ("tablebases",),
     "engine": ("workdir",),
@@ -293,6 +303,16 @@ def _check_event(config: Config) -> None:
         section.check_field(entrants)
     except StateError as exc:
         raise ConfigError(f"{path}: [tournament] {exc}") from None
+    if section.book is not None and section.variant != "standard":
+        raise ConfigError(
+            f"{path}: [tournament] book: a Polyglot book is for standard chess, and the "
+            f"event's variant is {section.variant!r}"
+        )
+    if section.opening_plies is not None and section.openings is None:
+        raise ConfigError(
+            f"{path}: [tournament] opening_plies: it cuts the lines of `openings`, and there "
+            "are none (a book's depth is book_depth)"
+        )
     system = lookup(section.system)
     if system.ends_itself and section.rounds is not None:
         raise ConfigError(
@@ -367,6 +387,9 @@ def check_files(config: Config) -> None:
         path = getattr(config.tournament, key)
         if path is not None and not path.is_file():
             raise ConfigError(f"{config.path}: [tournament] {key}: no such file {str(path)!r}")
+    book = config.tournament.book
+    if book is not None and not book.is_file():
+        raise ConfigError(f"{config.path}: [tournament] book: no such file {str(book)!r}")
     tb = config.adjudication.tablebases
     if tb is not None and not tb.is_dir():
         raise ConfigError(f"{config.path}: [adjudication] tablebases: no such folder {str(tb)!r}")
@@ -420,10 +443,40 @@ def read_openings(config: Config) -> list[Opening] | None:
     if path is None:
         return None
     try:
-        return parse_suite(path.read_text(encoding="utf-8"), str(path), config.tournament.variant)
+        suite = parse_suite(path.read_text(encoding="utf-8"), str(path), config.tournament.variant)
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(
             f"{config.path}: [tournament] openings: cannot read {path}: {exc}"
         ) from None
     except OpeningError as exc:
         raise ConfigError(f"{config.path}: [tournament] openings: {exc}") from None
+    start = config.tournament.opening_start
+    if start > len(suite):
+        raise ConfigError(
+            f"{config.path}: [tournament] opening_start: {start}, and {path} has "
+            f"{len(suite)} line{'s' if len(suite) != 1 else ''}"
+        )
+    return suite
+
+
+def read_book(config: Config) -> Book | None:
+    """The config's Polyglot book, opened (None without one); a `ConfigError` naming the file
+    when it cannot be read or is not a book."""
+    path = config.tournament.book
+    if path is None:
+        return None
+    where = f"{config.path}: [tournament] book"
+    try:
+        size = path.stat().st_size
+        if size == 0 or size % 16:
+            raise ConfigError(
+                f"{where}: {path} is not a Polyglot book (its size, {size} bytes, is not a "
+                "positive multiple of 16)"
+            )
+        book = Book(path, config.tournament.book_depth)
+    except OSError as exc:
+        raise ConfigError(f"{where}: cannot read {path}: {exc.strerror}") from None
+    if config.tournament.openings is None and not any(book.reader.find_all(chess.Board())):
+        book.close()
+        raise ConfigError(f"{where}: {path} has no move for the start position")
+    return book

@@ -221,6 +221,13 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
     cpus: str | None = None
     openings: Path | None = None
     opening_order: Literal["random", "sequential"] = "random"
+    #: the suite's line the first pair takes, from 1 (fastchess's `start`)
+    opening_start: Positive = 1
+    #: a suite's lines are played to at most this many plies (None: whole)
+    opening_plies: Annotated[int, msgspec.Meta(ge=0)] | None = None
+    #: a Polyglot book (.bin) that continues each pair's opening, `book_depth` plies at most
+    book: Path | None = None
+    book_depth: Positive = 8
     random_seed: Milliseconds = 1
     database: Path = msgspec.field(default_factory=lambda: Path("tournament.sqlite"))
     pgn_dir: Path = msgspec.field(default_factory=lambda: Path("pgn_out"))

@@ -23,6 +23,7 @@ import chess
 import msgspec
 import structlog
 
+from orchestrator.config.load import read_book
 from orchestrator.config.model import Config
 from orchestrator.core.errors import DaemonFault
 from orchestrator.core.event.model import Tournament
@@ -95,7 +96,13 @@ class Daemon:
         self.store = store
         section = config.tournament
         self.openings = OpeningChoice(
-            openings or (), section.random_seed, section.opening_order, section.variant
+            openings or (),
+            section.random_seed,
+            section.opening_order,
+            section.variant,
+            book=read_book(config),
+            plies=section.opening_plies,
+            start=section.opening_start,
         )
         self.drain = drain
         self.stopping = asyncio.Event()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import structlog
 
-from orchestrator.config.load import check_files, load, read_openings
+from orchestrator.config.load import check_files, load, read_book, read_openings
 from orchestrator.config.model import (
     Config,
     ConfigError,
@@ -90,6 +90,9 @@ async def validate(config_path: Path, start_engines: bool) -> tuple[Config, list
     config = load(config_path)
     check_files(config)
     openings = read_openings(config)
+    book = read_book(config)
+    if book is not None:
+        book.close()
     if start_engines:  # a remote event's engines are tried on its game hosts
         await probe_all(config, from_fen(openings or ()), engines=not config.remote)
     return config, openings

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from orchestrator.config.model import Config
 from orchestrator.core.event.model import Game, Pairing, Player, Round, Tournament
 from orchestrator.core.event.seeding import seed
+from orchestrator.core.game.book import Book
 from orchestrator.core.game.openings import Opening, Variant, choose, draw_position
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.event.settings import EventSettings, pairing_rules
@@ -106,6 +107,12 @@ class OpeningChoice:
     seed: int = 1
     order: str = "random"
     variant: Variant = "standard"
+    #: a Polyglot book that continues every pair's opening (`book`, `book_depth`)
+    book: Book | None = None
+    #: a suite's lines are cut after this many plies (`opening_plies`; None: whole)
+    plies: int | None = None
+    #: the suite's line the first pair takes, from 1 (`opening_start`)
+    start: int = 1
 
     def for_pair(self, pair: int) -> Opening | None:
         """The opening of the event's `pair`-th pair: from the suite, or in a Chess960 event
@@ -115,12 +122,24 @@ class OpeningChoice:
         'b'
         >>> OpeningChoice((), seed=3, variant="chess960").for_pair(0).chess960
         True
+
+        `opening_start` and `opening_plies`:
+
+        >>> suite = [Opening.from_san(line) for line in ("e4 e5 Nf3", "d4 d5 c4", "c4")]
+        >>> choice = OpeningChoice(suite, order="sequential", start=2, plies=2)
+        >>> [choice.for_pair(pair).moves for pair in range(3)]
+        [('d2d4', 'd7d5'), ('c2c4',), ('e2e4', 'e7e5')]
         """
+        opening: Opening | None = None
         if self.suite:
-            return choose(list(self.suite), pair, self.seed, self.order)
-        if self.variant != "standard":
-            return draw_position(self.variant, self.seed, pair)
-        return None
+            opening = choose(list(self.suite), pair + self.start - 1, self.seed, self.order)
+            if self.plies is not None and len(opening.moves) > self.plies:
+                opening = opening.cut(self.plies)
+        elif self.variant != "standard":
+            opening = draw_position(self.variant, self.seed, pair)
+        if self.book is not None:
+            opening = self.book.extend(opening, self.seed, pair)
+        return opening
 
 
 def new_games(pairing: Pairing, first_pair: int, openings: OpeningChoice) -> list[NewGame]:

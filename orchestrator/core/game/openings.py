@@ -103,6 +103,16 @@ class Opening:
                 raise OpeningError(f"illegal or unknown move {token!r} in {line!r}") from None
         return cls(line, fen, tuple(moves), chess960=chess960)
 
+    def cut(self, plies: int) -> Opening:
+        """The opening's first `plies` book moves only (`opening_plies`), named by them.
+
+        >>> Opening("book.pgn:7", None, ("e2e4", "e7e5", "g1f3")).cut(2)
+        Opening(name='book.pgn:7, 2 plies', fen=None, moves=('e2e4', 'e7e5'))
+        """
+        return Opening(
+            f"{self.name}, {plies} plies", self.fen, self.moves[:plies], chess960=self.chess960
+        )
+
     def with_moves(self, line: str) -> Opening:
         """This start position with the book moves of a SAN `line` after it.
 
