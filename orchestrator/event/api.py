@@ -313,6 +313,31 @@ class TiebreakJSON(TypedDict):
     points: list[float]
 
 
+class PairJSON(TypedDict):
+    """Two engines' games against each other in a gauntlet, from the first one's side: as a
+    match's figures (`HeadToHeadJSON`), pentanomial where the games come in pairs."""
+
+    engines: list[str]
+    games: int
+    points: list[float]
+    wdl: list[int]
+    penta: list[int]
+    model: str
+    elo: float | None
+    elo_error: float | None
+    nelo: float | None
+    nelo_error: float | None
+    los: float | None
+
+
+class GauntletJSON(TypedDict):
+    """A gauntlet: every pair of a gauntlet engine and an opponent; with `sprt`, each
+    gauntlet engine's test over its games against the field."""
+
+    pairs: list[PairJSON]
+    sprt: NotRequired[dict[str, SprtJSON]]
+
+
 class StandingsJSON(TypedDict):
     event: str
     rounds: int
@@ -321,6 +346,7 @@ class StandingsJSON(TypedDict):
     teams: NotRequired[list[TeamStandingJSON]]
     bracket: NotRequired[BracketJSON]
     match: NotRequired[HeadToHeadJSON]
+    gauntlet: NotRequired[GauntletJSON]
 
 
 class DaemonJSON(TypedDict):

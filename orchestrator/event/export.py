@@ -10,7 +10,7 @@ import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from orchestrator.core.event.model import Tournament
+from orchestrator.core.event.model import Game, Tournament
 from orchestrator.core.event.standings import (
     TIEBREAKS,
     Entry,
@@ -19,16 +19,20 @@ from orchestrator.core.event.standings import (
     mark,
     standings,
 )
-from orchestrator.core.pairing.gauntlet import match_state, pair_points
+from orchestrator.core.pairing.gauntlet import games_of, gauntlet_tests, match_state, pair_points
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.teams import team_standings
 from orchestrator.core.stats.elo import penta_counts, pentanomial, trinomial
 from orchestrator.core.stats.ratings import Rating
+from orchestrator.core.stats.sprt import SprtState
 from orchestrator.event.api import (
     BracketJSON,
     BracketMatchJSON,
+    GauntletJSON,
     HeadToHeadJSON,
+    PairJSON,
     PlacedJSON,
+    SprtJSON,
     StageJSON,
     StandingJSON,
     TeamStandingJSON,
@@ -132,6 +136,8 @@ def standings_text(
         table = bracket_text(bracket_data(tournament)) + "\n" + table
     elif system == "match":
         table = head_to_head_text(head_to_head(tournament)) + "\n" + table
+    elif system == "gauntlet":
+        table = gauntlet_text(gauntlet_data(tournament)) + "\n" + table
     return table + (f"\n{listed}" if listed else "") + "\n" + crosstable(tournament, order)
 
 
@@ -260,17 +266,8 @@ def head_to_head(tournament: Tournament) -> HeadToHeadJSON:
     options = lookup("match").parse(tournament.rules.system_options)
     state = match_state(tournament, options)
     first, second = state.first, state.second
-    wins = draws = losses = 0
-    for g in state.regulation:
-        points = g.points(first)
-        wins, draws, losses = (
-            wins + (points == 1.0),
-            draws + (points == 0.5),
-            losses + (points == 0.0),
-        )
-    pairs = pair_points(state.regulation, first)
-    counts = penta_counts(pairs)
-    elo = pentanomial(counts) if pairs else trinomial(wins, draws, losses)
+    figures = pair_figures(state.regulation, first, second)
+    wins, draws, losses = figures["wdl"]
     tiebreaks: list[TiebreakJSON] = [
         {
             "games": len(games),
@@ -283,33 +280,124 @@ def head_to_head(tournament: Tournament) -> HeadToHeadJSON:
     places = dict(state.places)
     out: HeadToHeadJSON = {
         "engines": [first, second],
-        "points": [wins + draws / 2, losses + draws / 2],
+        "points": figures["points"],
         "wins": wins,
         "draws": draws,
         "losses": losses,
-        "games": wins + draws + losses,
+        "games": figures["games"],
         "planned": options.games,
-        "wdl": [wins, draws, losses],
-        "penta": list(counts),
-        "model": "pentanomial" if pairs else "trinomial",
-        "elo": _round(elo.elo),
-        "elo_error": _round(elo.elo_error),
-        "margin": _round(elo.elo_error),
-        "nelo": _round(elo.nelo),
-        "nelo_error": _round(elo.nelo_error),
-        "los": _round(elo.los, 4),
+        "wdl": figures["wdl"],
+        "penta": figures["penta"],
+        "model": figures["model"],
+        "elo": figures["elo"],
+        "elo_error": figures["elo_error"],
+        "margin": figures["elo_error"],
+        "nelo": figures["nelo"],
+        "nelo_error": figures["nelo_error"],
+        "los": figures["los"],
         "tiebreaks": tiebreaks,
         "winner": places.get("1"),
         "shared": "1-2" in places,
     }
     if state.sprt is not None:
-        out["sprt"] = {
-            "llr": round(state.sprt.llr, 3),
-            "lower": round(state.sprt.lower, 3),
-            "upper": round(state.sprt.upper, 3),
-            "verdict": state.sprt.verdict,
-        }
+        out["sprt"] = _sprt_json(state.sprt)
     return out
+
+
+def _sprt_json(state: SprtState) -> SprtJSON:
+    return {
+        "llr": round(state.llr, 3),
+        "lower": round(state.lower, 3),
+        "upper": round(state.upper, 3),
+        "verdict": state.verdict,
+    }
+
+
+def pair_figures(games: Sequence[Game], first: str, second: str) -> PairJSON:
+    """`first`'s results against `second` in `games` (theirs, in the order played), and the
+    Elo difference they imply: pentanomial over the game pairs (two games one after the
+    other, colours reversed) where there are any, trinomial otherwise.
+
+    >>> from orchestrator.core.event.model import Game
+    >>> games = (Game("A", "B", "1-0"), Game("B", "A", "1/2-1/2"), Game("A", "B", "0-1"))
+    >>> figures = pair_figures(games, "A", "B")
+    >>> figures["wdl"], figures["penta"], figures["model"], figures["points"]
+    ([1, 1, 1], [0, 0, 0, 1, 0], 'pentanomial', [1.5, 1.5])
+    """
+    points = [g.points(first) for g in games]
+    wins, draws, losses = points.count(1.0), points.count(0.5), points.count(0.0)
+    pairs = pair_points(tuple(games), first)
+    counts = penta_counts(pairs)
+    elo = pentanomial(counts) if pairs else trinomial(wins, draws, losses)
+    return {
+        "engines": [first, second],
+        "games": len(points),
+        "points": [wins + draws / 2, losses + draws / 2],
+        "wdl": [wins, draws, losses],
+        "penta": list(counts),
+        "model": "pentanomial" if pairs else "trinomial",
+        "elo": _round(elo.elo),
+        "elo_error": _round(elo.elo_error),
+        "nelo": _round(elo.nelo),
+        "nelo_error": _round(elo.nelo_error),
+        "los": _round(elo.los, 4),
+    }
+
+
+def gauntlet_data(tournament: Tournament) -> GauntletJSON:
+    """A gauntlet's figures for every pair of a gauntlet engine and an opponent it played,
+    and with `sprt` each gauntlet engine's test.
+
+    >>> from orchestrator.core.event.model import Game, Player, Round, Rules
+    >>> players = tuple(Player(n, s) for s, n in enumerate("ABC", 1))
+    >>> one = Round(1, (Game("A", "C", "1-0"), Game("C", "A", "1/2-1/2")))
+    >>> data = gauntlet_data(Tournament(players, (one,), Rules(system="gauntlet")))
+    >>> [(p["engines"], p["wdl"], p["penta"]) for p in data["pairs"]]
+    [(['A', 'C'], [1, 1, 0], [0, 0, 0, 1, 0])]
+    """
+    options = lookup("gauntlet").parse(tournament.rules.system_options)
+    seeded = [p.name for p in tournament.by_seed()]
+    pairs = []
+    for name in seeded[: options.gauntlets]:
+        for other in seeded:
+            games = games_of(tournament, name, other) if other != name else ()
+            if games:
+                pairs.append(pair_figures(games, name, other))
+    out: GauntletJSON = {"pairs": pairs}
+    tests = gauntlet_tests(tournament, options)
+    if tests:
+        out["sprt"] = {name: _sprt_json(state) for name, state in tests.items()}
+    return out
+
+
+def gauntlet_text(data: GauntletJSON) -> str:
+    """A gauntlet's pairs as text, each as a match's figures read.
+
+    >>> print(gauntlet_text({"pairs": [{"engines": ["A", "C"], "games": 2, "points": [1.5, 0.5],
+    ...     "wdl": [1, 1, 0], "penta": [0, 0, 0, 1, 0], "model": "pentanomial", "elo": 190.8,
+    ...     "elo_error": None, "nelo": None, "nelo_error": None, "los": 0.8413}],
+    ...     "sprt": {"A": {"llr": 0.1, "lower": -2.94, "upper": 2.94, "verdict": None}}}))
+    Gauntlet
+      A 1.5 - 0.5 C after 2 games (+1 =1 -0)
+        Elo difference: +190.8
+        Game pairs scoring 0, 1/2, 1, 3/2, 2: 0 0 0 1 0
+      SPRT of A against the field: LLR 0.10 (-2.94, 2.94): running
+    <BLANKLINE>
+    """
+    lines = ["Gauntlet"]
+    for pair in data["pairs"]:
+        a, b = pair["engines"]
+        wins, draws, losses = pair["wdl"]
+        score = " - ".join(_num(p) for p in pair["points"])
+        lines.append(f"  {a} {score} {b} after {pair['games']} games (+{wins} ={draws} -{losses})")
+        figures = _figure_lines(
+            pair["elo"], pair["elo_error"], pair["model"], pair["nelo"],
+            pair["nelo_error"], pair["los"], pair["penta"],
+        )  # fmt: skip
+        lines += ["    " + line for line in figures]
+    for name, test in data.get("sprt", {}).items():
+        lines.append("  " + _sprt_line(f"SPRT of {name} against the field", test))
+    return "\n".join(lines) + "\n"
 
 
 def head_to_head_text(data: HeadToHeadJSON) -> str:
@@ -348,24 +436,39 @@ def head_to_head_text(data: HeadToHeadJSON) -> str:
         lines.append(f"Winner: {data['winner']}")
     elif data["shared"]:
         lines.append("Shared: the match ended tied")
-    elo, margin = data["elo"], data["margin"]
+    lines += _figure_lines(
+        data["elo"], data["margin"], data.get("model"), data.get("nelo"),
+        data.get("nelo_error"), data.get("los"), data.get("penta"),
+    )  # fmt: skip
+    if "sprt" in data:
+        lines.append(_sprt_line("SPRT", data["sprt"]))
+    return "\n".join(lines) + "\n"
+
+
+def _figure_lines(
+    elo: float | None,
+    margin: float | None,
+    model: str | None,
+    nelo: float | None,
+    nelo_error: float | None,
+    los: float | None,
+    penta: list[int] | None,
+) -> list[str]:
+    """The Elo difference of a pair of engines, as the standings' text shows it."""
     shown = "unbounded" if elo is None else f"{elo:+.1f}"
     if margin is not None:
-        shown += f" +/- {margin:.1f} (95%{', ' + data['model'] if data.get('model') else ''})"
-    lines.append(f"Elo difference: {shown}")
-    nelo, error, los = data.get("nelo"), data.get("nelo_error"), data.get("los")
-    if nelo is not None and error is not None and los is not None:
-        lines.append(f"nElo: {nelo:+.1f} +/- {error:.1f}; LOS: {100 * los:.1f} %")
-    if data.get("model") == "pentanomial":
-        penta = " ".join(str(n) for n in data["penta"])
-        lines.append(f"Game pairs scoring 0, 1/2, 1, 3/2, 2: {penta}")
-    if "sprt" in data:
-        test = data["sprt"]
-        verdict = f"{test['verdict']} accepted" if test["verdict"] else "running"
-        lines.append(
-            f"SPRT: LLR {test['llr']:.2f} ({test['lower']:.2f}, {test['upper']:.2f}): {verdict}"
-        )
-    return "\n".join(lines) + "\n"
+        shown += f" +/- {margin:.1f} (95%{', ' + model if model else ''})"
+    lines = [f"Elo difference: {shown}"]
+    if nelo is not None and nelo_error is not None and los is not None:
+        lines.append(f"nElo: {nelo:+.1f} +/- {nelo_error:.1f}; LOS: {100 * los:.1f} %")
+    if model == "pentanomial" and penta is not None:
+        lines.append(f"Game pairs scoring 0, 1/2, 1, 3/2, 2: {' '.join(map(str, penta))}")
+    return lines
+
+
+def _sprt_line(label: str, test: SprtJSON) -> str:
+    verdict = f"{test['verdict']} accepted" if test["verdict"] else "running"
+    return f"{label}: LLR {test['llr']:.2f} ({test['lower']:.2f}, {test['upper']:.2f}): {verdict}"
 
 
 _SHORT = {

@@ -37,7 +37,13 @@ from orchestrator.event.api import (
     StandingsJSON,
     VoidedJSON,
 )
-from orchestrator.event.export import bracket_data, head_to_head, standings_data, team_data
+from orchestrator.event.export import (
+    bracket_data,
+    gauntlet_data,
+    head_to_head,
+    standings_data,
+    team_data,
+)
 from orchestrator.event.feed import move_json
 from orchestrator.event.settings import EventSettings
 from orchestrator.event.state import tournament
@@ -244,6 +250,8 @@ def standings_json(view: EventView, *, ratings: bool = True) -> StandingsJSON:
         out["bracket"] = bracket_data(view.standings_tournament(), ids)
     elif system == "match":
         out["match"] = head_to_head(view.standings_tournament())
+    elif system == "gauntlet":
+        out["gauntlet"] = gauntlet_data(view.standings_tournament())
     return out
 
 

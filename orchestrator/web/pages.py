@@ -10,6 +10,7 @@ from orchestrator.event.api import (
     BracketJSON,
     BracketMatchJSON,
     GameJSON,
+    GauntletJSON,
     HeadToHeadJSON,
     OverviewJSON,
     RoundGameJSON,
@@ -102,6 +103,8 @@ def standings(data: StandingsJSON) -> str:
         teams = bracket(data["bracket"]) + "<h2>Engines</h2>" + teams
     if "match" in data:
         teams = head_to_head(data["match"]) + teams
+    if "gauntlet" in data:
+        teams = gauntlet(data["gauntlet"]) + "<h2>Engines</h2>" + teams
     body = (
         f"<h1>Standings after {data['rounds']} round(s){provisional}</h1>{teams}"
         "<table id='standings'><tr><th>Place</th><th>Engine</th><th>Score</th><th>Games</th>"
@@ -189,14 +192,45 @@ def head_to_head(data: HeadToHeadJSON) -> str:
             f"({test['lower']:.2f}, {test['upper']:.2f}): {verdict}</p>"
         )
     if data["winner"]:
-        ending = f"<p id='winner'>Winner: {_e(data['winner'])}</p>"
+        ending += f"<p id='winner'>Winner: {_e(data['winner'])}</p>"
     elif data["shared"]:
-        ending = "<p id='winner'>Shared: the match ended tied</p>"
+        ending += "<p id='winner'>Shared: the match ended tied</p>"
     return (
         f"<h2>Match</h2><p id='match'>{_e(first)} {data['points'][0]:g} - "
         f"{data['points'][1]:g} {_e(second)} after {data['games']} of "
         f"{data['planned']} games (+{data['wins']} ={data['draws']} -{data['losses']}); "
         f"Elo difference {elo}{margin}</p>{tiebreaks}{ending}"
+    )
+
+
+def gauntlet(data: GauntletJSON) -> str:
+    """A gauntlet: a row per pair of a gauntlet engine and an opponent, with the Elo
+    difference it implies; with `sprt`, each gauntlet engine's test."""
+
+    def number(value: float | None, form: str) -> str:
+        return "-" if value is None else format(value, form)
+
+    rows = "".join(
+        f"<tr><td>{_e(p['engines'][0])}</td><td>{_e(p['engines'][1])}</td><td>{p['games']}</td>"
+        f"<td>{p['points'][0]:g} - {p['points'][1]:g}</td>"
+        f"<td>+{p['wdl'][0]} ={p['wdl'][1]} -{p['wdl'][2]}</td>"
+        f"<td>{' '.join(map(str, p['penta'])) if p['model'] == 'pentanomial' else '-'}</td>"
+        f"<td>{number(p['elo'], '+.1f')} ± {number(p['elo_error'], '.1f')}</td>"
+        f"<td>{number(p['nelo'], '+.1f')} ± {number(p['nelo_error'], '.1f')}</td>"
+        f"<td>{number(None if p['los'] is None else 100 * p['los'], '.1f')} %</td></tr>"
+        for p in data["pairs"]
+    )
+    tests = "".join(
+        f"<p class='sprt'>SPRT of {_e(name)} against the field: LLR {t['llr']:.2f} "
+        f"({t['lower']:.2f}, {t['upper']:.2f}): "
+        f"{t['verdict'] + ' accepted' if t['verdict'] else 'running'}</p>"
+        for name, t in data.get("sprt", {}).items()
+    )
+    return (
+        "<h2>Gauntlet</h2><table id='gauntlet'><tr><th>Engine</th><th>Opponent</th>"
+        "<th>Games</th><th>Score</th><th>W/D/L</th>"
+        "<th title='game pairs scoring 0, ½, 1, 1½, 2'>Pairs</th><th>Elo (95%)</th>"
+        f"<th>nElo</th><th>LOS</th></tr>{rows}</table>{tests}"
     )
 
 

@@ -190,3 +190,41 @@ def test_a_match_under_sprt_ends_at_its_verdict_or_its_games() -> None:
     assert state.places == (("1-2", "A"), ("1-2", "B"))
     with pytest.raises(ValueError, match="sprt"):
         MatchOptions(4, tiebreaks=(TiebreakMatch(2),), sprt=Sprt(elo0=0, elo1=5))
+
+
+@pytest.mark.parametrize("fmt", ["double", "single"])
+def test_a_gauntlet_under_sprt_ends_once_its_test_has_a_verdict(fmt: str) -> None:
+    """A, the gauntlet engine, wins every game against B, C and D.  Its test (elo0 = 0,
+    elo1 = 100) over its games against the field, pentanomial in double rounds and
+    trinomial in single ones, crosses its upper bound long before the 20 cycles are
+    played; the gauntlet then ends, its places by points."""
+    import msgspec
+
+    from orchestrator.core.event.model import Round
+    from orchestrator.core.pairing.gauntlet import GauntletOptions, gauntlet_tests
+    from orchestrator.core.stats.sprt import Sprt
+
+    players = tuple(Player(name, seed) for seed, name in enumerate("ABCD", 1))
+    sprt = {"elo0": 0, "elo1": 100}
+    rules = Rules(
+        system="gauntlet", format=fmt, cycles=20, system_options={"gauntlets": 1, "sprt": sprt}
+    )
+    options = GauntletOptions(sprt=Sprt(elo0=0, elo1=100))
+    rounds: list[Round] = []
+    llrs = []
+    while True:
+        t = Tournament(players, tuple(rounds), rules)
+        pairing = pair_next(t)
+        if pairing.finished:
+            break
+        won = tuple(
+            msgspec.structs.replace(g, result="1-0" if g.white == "A" else "0-1")
+            for g in pairing.games
+        )
+        rounds.append(Round(pairing.round, won))
+        llrs.append(gauntlet_tests(Tournament(players, tuple(rounds), rules), options)["A"].llr)
+        assert len(rounds) < 60, "the test never ended the gauntlet"
+    test = gauntlet_tests(t, options)["A"]
+    assert test.verdict == "H1" and llrs == sorted(llrs)
+    assert llrs[-2] < test.upper <= llrs[-1]  # it ended at the first round past the bound
+    assert pairing.places[0] == ("1", "A")

@@ -31,16 +31,94 @@ __all__ = [
     "MatchOptions",
     "MatchState",
     "TiebreakMatch",
+    "games_of",
     "gauntlet_round",
+    "gauntlet_tests",
     "match_state",
     "pair_points",
+    "places_by_points",
 ]
 
 
 class GauntletOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """How many of the top seeds run the gauntlet."""
+    """How many of the top seeds run the gauntlet; with `sprt`, each gauntlet engine's
+    games against the whole field are a test, and the gauntlet ends once every one of them
+    has its verdict (or its rounds are played)."""
 
     gauntlets: Annotated[int, msgspec.Meta(ge=1, description="an integer >= 1")] = 1
+    sprt: Sprt | None = None
+
+
+def games_of(t: Tournament, name: str, opponent: str | None = None) -> tuple[Game, ...]:
+    """`name`'s finished games (against `opponent` only, if given), in the order played.
+
+    >>> from orchestrator.core.event.model import Player, Round
+    >>> one = Round(1, (Game("A", "B", "1-0"), Game("C", "A", "0-1"), Game("B", "C", "0-1")))
+    >>> [(g.white, g.black) for g in games_of(Tournament((), (one,)), "A")]
+    [('A', 'B'), ('C', 'A')]
+    """
+    return tuple(
+        g
+        for r in t.rounds
+        for g in r.games
+        if g.result is not None
+        and name in (g.white, g.black)
+        and (opponent is None or opponent in (g.white, g.black))
+    )
+
+
+def gauntlet_tests(t: Tournament, options: GauntletOptions) -> dict[str, SprtState]:
+    """Each gauntlet engine's SPRT over its games against the field (none without `sprt`):
+    over its game pairs (pentanomial) in double rounds, over its games (trinomial) in
+    single ones.
+
+    >>> from orchestrator.core.event.model import Player, Round, Rules
+    >>> players = tuple(Player(n, s) for s, n in enumerate("ABC", 1))
+    >>> won = Round(1, (Game("A", "B", "1-0"), Game("B", "A", "0-1")))
+    >>> t = Tournament(players, (won,) * 200, Rules(system="gauntlet"))
+    >>> gauntlet_tests(t, GauntletOptions(sprt=Sprt(elo0=0, elo1=5)))["A"].verdict
+    'H1'
+    """
+    if options.sprt is None:
+        return {}
+    paired = t.rules.games_per_pair == 2
+    tests = {}
+    for player in t.by_seed()[: options.gauntlets]:
+        games = games_of(t, player.name)
+        if paired:
+            tests[player.name] = options.sprt.state(
+                penta=penta_counts(pair_points(games, player.name))
+            )
+        else:
+            points = [g.points(player.name) for g in games]
+            tests[player.name] = options.sprt.state(
+                wins=points.count(1.0), draws=points.count(0.5), losses=points.count(0.0)
+            )
+    return tests
+
+
+def places_by_points(t: Tournament) -> tuple[tuple[str, str], ...]:
+    """Every player's place by points alone, a tie shared ("2-3").
+
+    >>> from orchestrator.core.event.model import Player, Round
+    >>> players = tuple(Player(n, s) for s, n in enumerate("ABC", 1))
+    >>> t = Tournament(players, (Round(1, (Game("A", "B", "1-0"), Game("C", "A", "1-0"))),))
+    >>> places_by_points(t)
+    (('1-2', 'A'), ('1-2', 'C'), ('3', 'B'))
+    """
+    points = {p.name: 0.0 for p in t.players}
+    for r in t.rounds:
+        for g in r.games:
+            if g.result is not None:
+                for name in (g.white, g.black):
+                    points[name] = points.get(name, 0.0) + g.points(name)
+    ordered = sorted(points, key=lambda n: -points[n])
+    out = []
+    for name in ordered:
+        first = 1 + sum(points[o] > points[name] for o in ordered)
+        last = sum(points[o] >= points[name] for o in ordered)
+        out.append((str(first) if first == last else f"{first}-{last}", name))
+    return tuple(out)
 
 
 EvenGames = Annotated[int, msgspec.Meta(ge=2, multiple_of=2, description="an even number >= 2")]
@@ -222,6 +300,10 @@ def pair_gauntlet(t: Tournament, options: GauntletOptions) -> Draft:
     >>> [(g.white, g.black) for g in draft.games()]
     [('A', 'D')]
     """
+    if options.sprt is not None and t.rounds:
+        tests = gauntlet_tests(t, options)
+        if all(test.verdict is not None for test in tests.values()):
+            return Draft((), places=places_by_points(t))  # every test has its verdict
     seeded = [p.name for p in t.by_seed()]
     per_cycle = rounds_per_cycle(len(seeded), options.gauntlets)
     done = len(t.rounds)
