@@ -607,7 +607,7 @@ def standings_table(
             str(line.losses),
             str(line.byes),
             *(_num(line.tiebreaks[tb]) for tb in order),
-            *_elo_cells(ratings[line.name]),
+            *_elo_cells(ratings[line.name], signed=anchor is None),
         ]
         for line in lines
     ]
@@ -623,11 +623,14 @@ def _anchored(anchor: tuple[str, float] | None) -> str:
     return "the field's mean at 0" if anchor is None else f"{anchor[0]} at {anchor[1]:g}"
 
 
-def _elo_cells(rating: Rating) -> list[str]:
-    """The Elo and its 95 % interval as the text table shows them ("-" when unbounded)."""
+def _elo_cells(rating: Rating, signed: bool = True) -> list[str]:
+    """The Elo and its 95 % interval as the text table shows them ("-" when unbounded):
+    signed around the field's mean, plain beside an anchored engine's rating."""
     if rating.elo is None or rating.elo_low is None or rating.elo_high is None:
         return ["-", "-"]
-    return [f"{rating.elo:+.0f}", f"{rating.elo_low:+.0f}..{rating.elo_high:+.0f}"]
+    form = "+.0f" if signed else ".0f"
+    low, high = format(rating.elo_low, form), format(rating.elo_high, form)
+    return [format(rating.elo, form), f"{low}..{high}"]
 
 
 def team_data(tournament: Tournament) -> list[TeamStandingJSON]:

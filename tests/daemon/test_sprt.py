@@ -16,6 +16,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from aiohttp.test_utils import TestClient, TestServer
+
+from orchestrator.web.app import make_app
 from tests.support.daemon import cli, finished_count, run_daemon
 from tests.support.paths import SCRIPTED
 
@@ -113,7 +116,7 @@ def test_a_match_of_equal_engines_accepts_h0_and_resumes_after_kill_9(tmp_path: 
     assert resumed["penta"] == final["penta"]
 
 
-def test_a_gauntlet_under_sprt_ends_at_its_verdict(tmp_path: Path) -> None:
+async def test_a_gauntlet_under_sprt_ends_at_its_verdict(tmp_path: Path) -> None:
     # Gamma (the gauntlet engine) beats Alpha, Eps and Theta with either colour
     out = run_daemon(config(tmp_path, ["Gamma", "Alpha", "Eps", "Theta"], "gauntlet"))
     assert out.returncode == 0, out.stderr[-3000:]
@@ -128,3 +131,9 @@ def test_a_gauntlet_under_sprt_ends_at_its_verdict(tmp_path: Path) -> None:
         assert pair["model"] == "pentanomial" and pair["wdl"][1:] == [0, 0]
         assert pair["penta"][:4] == [0, 0, 0, 0] and pair["elo"] is None  # all won: unbounded
     assert standings(tmp_path)["standings"][0]["name"] == "Gamma"
+    # the web view's standings show every pair and the test
+    async with TestClient(TestServer(make_app(tmp_path / "event.sqlite"))) as client:
+        page = await (await client.get("/standings")).text()
+    assert "<table id='gauntlet'>" in page
+    assert all(f"<td>{name}</td>" in page for name in ("Alpha", "Eps", "Theta"))
+    assert "SPRT of Gamma against the field" in page and "H1 accepted" in page
