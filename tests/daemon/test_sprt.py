@@ -8,6 +8,7 @@ The bounds are wide (elo0 = 0, elo1 = 100) so that a test ends within a few doze
 
 from __future__ import annotations
 
+import asyncio
 import json
 import signal
 import subprocess
@@ -63,6 +64,11 @@ max_moves = 40
     return path
 
 
+async def standings_page(db: Path) -> str:
+    async with TestClient(TestServer(make_app(db))) as client:
+        return await (await client.get("/standings")).text()
+
+
 def standings(folder: Path) -> Any:
     return cli("standings", "--db", str(folder / "event.sqlite"), "--json")
 
@@ -116,7 +122,7 @@ def test_a_match_of_equal_engines_accepts_h0_and_resumes_after_kill_9(tmp_path: 
     assert resumed["penta"] == final["penta"]
 
 
-async def test_a_gauntlet_under_sprt_ends_at_its_verdict(tmp_path: Path) -> None:
+def test_a_gauntlet_under_sprt_ends_at_its_verdict(tmp_path: Path) -> None:
     # Gamma (the gauntlet engine) beats Alpha, Eps and Theta with either colour
     out = run_daemon(config(tmp_path, ["Gamma", "Alpha", "Eps", "Theta"], "gauntlet"))
     assert out.returncode == 0, out.stderr[-3000:]
@@ -132,8 +138,7 @@ async def test_a_gauntlet_under_sprt_ends_at_its_verdict(tmp_path: Path) -> None
         assert pair["penta"][:4] == [0, 0, 0, 0] and pair["elo"] is None  # all won: unbounded
     assert standings(tmp_path)["standings"][0]["name"] == "Gamma"
     # the web view's standings show every pair and the test
-    async with TestClient(TestServer(make_app(tmp_path / "event.sqlite"))) as client:
-        page = await (await client.get("/standings")).text()
+    page = asyncio.run(standings_page(tmp_path / "event.sqlite"))
     assert "<table id='gauntlet'>" in page
     assert all(f"<td>{name}</td>" in page for name in ("Alpha", "Eps", "Theta"))
     assert "SPRT of Gamma against the field" in page and "H1 accepted" in page

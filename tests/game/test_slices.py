@@ -5,7 +5,6 @@ a kibitzer (idle) is left alone.  Skipped where the kernel takes no slices (befo
 from __future__ import annotations
 
 import asyncio
-
 import threading
 from collections.abc import Iterator
 from pathlib import Path
