@@ -84,6 +84,10 @@ def test_the_stored_form_round_trips_and_keeps_the_old_keys() -> None:
         "ponder": False,
         "affinity": False,
         "cpus": None,
+        "opening_start": 1,
+        "opening_plies": None,
+        "book": None,
+        "book_depth": 8,
     }
     nothing_lost = STORED_BY_0_1 | new_keys
     nothing_lost["adjudication"] = STORED_BY_0_1["adjudication"] | {"tablebases": None}
@@ -110,6 +114,10 @@ CHANGES: list[tuple[str, Any, str]] = [
     ("timemargin", 500, "forced"),
     ("openings", Path("book.pgn"), "forced"),
     ("opening_order", "sequential", "forced"),
+    ("opening_start", 5, "forced"),
+    ("opening_plies", 4, "forced"),
+    ("book", Path("book.bin"), "forced"),
+    ("book_depth", 12, "forced"),
     ("random_seed", 7, "forced"),
     ("tiebreaks", ("wins",), "forced"),
     ("adjudication", Adjudication(max_moves=100), "forced"),
