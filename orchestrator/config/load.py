@@ -334,7 +334,7 @@ def schema() -> dict[str, Any]:
     line as one string) and the names of the registered systems.
 
     >>> sorted(schema()["$defs"]["TournamentConfig"]["properties"])[:3]
-    ['affinity', 'concurrency', 'concurrency_cap']
+    ['affinity', 'book', 'book_depth']
     """
     out = json_schema(ConfigFile)
     defs = out["$defs"]
