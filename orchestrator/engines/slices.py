@@ -1,11 +1,11 @@
-"""The kernel's time slices (Linux 6.12 and later): an engine woken by its `go` runs at once.
+"""The kernel's time slices (Linux 6.12 and later): an engine woken by its `go` preempts the runner.
 
 Linux's fair scheduler (EEVDF) lets a woken task preempt the running one when its slice is
 shorter (`PREEMPT_SHORT`); otherwise the woken task waits until the running one has used up
 its slice, which on a kernel with a 250 Hz tick can be 4 ms.  The engine's clock runs from
 the `go` line on, so that wait is charged to the engine.  So every engine is started with the
 shortest slice there is (0.1 ms; its threads and children inherit it), and the daemon's own
-threads take a long one (10 ms): an engine with work to do never waits for the daemon.
+threads take a long one (10 ms): an engine woken by its `go` preempts the daemon.
 `bench/scale.py` measured it with 64 and 128 games at once on a 2-core machine: the time
 charged minus the time reported, p99, went from 3 and 5 ms to 1 and 2 ms (README, "Running
 many games at once").
