@@ -89,14 +89,16 @@ def set_slice(ns: int, tid: int = 0) -> bool:
     return int(_libc.syscall(_SYSCALL, tid, ctypes.byref(attr), 0)) == 0
 
 
-def slice_of(tid: int = 0) -> int | None:
-    """Thread `tid`'s slice in nanoseconds, as `/proc` shows it (None where it does not).
+def slice_of(tid: int = 0, pid: int | None = None) -> int | None:
+    """Thread `tid`'s slice in nanoseconds (0: the calling thread; of process `pid`, this
+    one by default), as `/proc` shows it (None where it does not).
 
     >>> import sys
     >>> sys.platform != "linux" or slice_of() is None or slice_of() > 0
     True
     """
-    path = Path(f"/proc/self/task/{tid or threading.get_native_id()}/sched")
+    process = "self" if pid is None else str(pid)
+    path = Path(f"/proc/{process}/task/{tid or threading.get_native_id()}/sched")
     try:
         with path.open() as sched:
             for line in sched:

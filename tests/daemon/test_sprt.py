@@ -9,7 +9,6 @@ The bounds are wide (elo0 = 0, elo1 = 100) so that a test ends within a few doze
 from __future__ import annotations
 
 import asyncio
-import json
 import signal
 import subprocess
 import sys
@@ -21,23 +20,14 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from orchestrator.web.app import make_app
 from tests.support.daemon import cli, finished_count, run_daemon
-from tests.support.paths import SCRIPTED
+from tests.support.engines import scripted_engines_toml
 
 SPRT = "sprt = { elo0 = 0, elo1 = 100 }"
 
 
 def config(folder: Path, names: list[str], system: str) -> Path:
     """A `system` event of scripted engines `names` under SPRT."""
-    engines = "".join(
-        f"""
-[[engine]]
-name = "{name}"
-command = [{json.dumps(sys.executable)}, {json.dumps(str(SCRIPTED))}, "--name", "{name}",
-           "--by-opponent", "--seed", "{seed}"]
-reuse = true
-"""
-        for seed, name in enumerate(names)
-    )
+    engines = scripted_engines_toml(names, folder)  # results fixed by the pair of names
     options = (
         f"system_options = {{ games = 200, {SPRT} }}"
         if system == "match"

@@ -36,14 +36,10 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def process_slices(pid: int) -> dict[int, int]:
+def process_slices(pid: int) -> dict[int, int | None]:
     """The slice of every thread of process `pid`."""
-    slices = {}
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        for line in (task / "sched").read_text().splitlines():
-            if line.startswith("se.slice"):
-                slices[int(task.name)] = int(line.split(":")[1])
-    return slices
+    tids = [int(task.name) for task in Path(f"/proc/{pid}/task").iterdir()]
+    return {tid: slice_of(tid, pid) for tid in tids}
 
 
 @pytest.fixture

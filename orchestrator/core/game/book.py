@@ -32,10 +32,6 @@ class Book:
     def close(self) -> None:
         self.reader.close()
 
-    def __len__(self) -> int:
-        """How many entries the book has."""
-        return len(self.reader)
-
     def extend(self, opening: Opening | None, seed: int, pair: int) -> Opening:
         """`opening` (None: the start position) with up to `depth` book moves after it, each
         a weighted random choice among the book's moves for the position, from a generator

@@ -13,11 +13,13 @@ openings.  The engine with White first alternates from pair to pair, seed 1 firs
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Annotated
 
 import msgspec
 
 from orchestrator.core.event.model import Game, StateError, Tournament
+from orchestrator.core.event.standings import place, tally
 from orchestrator.core.pairing.registry import Draft, System
 from orchestrator.core.pairing.round import check_replay
 from orchestrator.core.pairing.roundrobin import berger_game
@@ -59,11 +61,8 @@ def games_of(t: Tournament, name: str, opponent: str | None = None) -> tuple[Gam
     """
     return tuple(
         g
-        for r in t.rounds
-        for g in r.games
-        if g.result is not None
-        and name in (g.white, g.black)
-        and (opponent is None or opponent in (g.white, g.black))
+        for _, g in t.finished_games()
+        if name in (g.white, g.black) and (opponent is None or opponent in (g.white, g.black))
     )
 
 
@@ -106,19 +105,9 @@ def places_by_points(t: Tournament) -> tuple[tuple[str, str], ...]:
     >>> places_by_points(t)
     (('1-2', 'A'), ('1-2', 'C'), ('3', 'B'))
     """
-    points = {p.name: 0.0 for p in t.players}
-    for r in t.rounds:
-        for g in r.games:
-            if g.result is not None:
-                for name in (g.white, g.black):
-                    points[name] = points.get(name, 0.0) + g.points(name)
-    ordered = sorted(points, key=lambda n: -points[n])
-    out = []
-    for name in ordered:
-        first = 1 + sum(points[o] > points[name] for o in ordered)
-        last = sum(points[o] >= points[name] for o in ordered)
-        out.append((str(first) if first == last else f"{first}-{last}", name))
-    return tuple(out)
+    by_score = sorted(tally(t).values(), key=lambda line: (-line.score, line.seed))
+    tied = [list(group) for _, group in groupby(by_score, key=lambda line: line.score)]
+    return tuple((line.place, line.name) for line in place(tied))
 
 
 EvenGames = Annotated[int, msgspec.Meta(ge=2, multiple_of=2, description="an even number >= 2")]
