@@ -1,13 +1,15 @@
 """The runner's clocks and its own cost, with Stockfish (Debian's /usr/games/stockfish).
 
-    .venv/bin/python bench/runner.py cpu [--games 40] [--bare-games 16] [--repeat 3]
+    .venv/bin/python bench/runner.py cpu [--games 40] [--repeat 3]
                                          [--executors local,processes]
     .venv/bin/python bench/runner.py timeloss [--games N] [--tc TC] [--concurrency 2] [--affinity]
     .venv/bin/python bench/runner.py latency [--games 8] [--clients 100] [--concurrency 2]
                                              [--affinity]
 
 `cpu`: the daemon's own CPU per move in the steady state (from the 200th move on) against a
-bare python-chess `play()` loop at the same concurrency, measured in one run.  The daemon
+bare python-chess `play()` loop at the same concurrency, which runs beside it (a child process,
+counting over the same stretch of time: this machine's CPU time for the same work drifts by a
+third from one run to the next, more than the target).  The daemon
 plays an event of Stockfish at nodes=1000 in this process (`orchestrator run`'s own code path:
 SQLite writes, PGN files and logs included), one and two games at a time, with `reuse = true`
 and without, with each executor; the bare loop plays Stockfish against itself through
@@ -35,13 +37,14 @@ import asyncio
 import contextlib
 import logging
 import os
+import signal
 import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import aiohttp
@@ -122,15 +125,17 @@ STEADY_FROM = 200
 class _Counter:
     """This process's CPU time at the `STEADY_FROM`-th move and at the last one."""
 
-    def __init__(self) -> None:
+    def __init__(self, on_steady: Callable[[], None] = lambda: None) -> None:
         self.moves = 0
         self.first: float | None = None
         self.last = 0.0
+        self.on_steady = on_steady
 
     def tick(self) -> None:
         self.moves += 1
         if self.moves == STEADY_FROM:
             self.first = time.process_time()
+            self.on_steady()
         self.last = time.process_time()
 
     def ms_per_move(self) -> float:
@@ -138,8 +143,9 @@ class _Counter:
         return 1000 * (self.last - self.first) / (self.moves - STEADY_FROM)
 
 
-async def bare_games(games: int, concurrency: int, counter: _Counter) -> None:
-    """python-chess alone: popen_uci, play() at nodes=1000 to the end (or 200 plies), quit."""
+async def bare_games(concurrency: int, counter: _Counter, stop: asyncio.Event) -> None:
+    """python-chess alone, game after game until `stop`: popen_uci, play() at nodes=1000 to
+    the end (or 200 plies), quit."""
     sem = asyncio.Semaphore(concurrency)
 
     async def one(i: int) -> None:
@@ -152,7 +158,7 @@ async def bare_games(games: int, concurrency: int, counter: _Counter) -> None:
                 for engine in (white, black):
                     await engine.configure({"Hash": 16, "Threads": 1})
                 limit = chess.engine.Limit(nodes=1000)
-                while not board.is_game_over() and board.ply() < 200:
+                while not board.is_game_over() and board.ply() < 200 and not stop.is_set():
                     engine = white if board.turn == chess.WHITE else black
                     result = await engine.play(board, limit, info=chess.engine.INFO_SCORE)
                     assert result.move is not None
@@ -162,16 +168,45 @@ async def bare_games(games: int, concurrency: int, counter: _Counter) -> None:
                 await white.quit()
                 await black.quit()
 
-    await asyncio.gather(*(one(i) for i in range(games)))
+    async def slot(first: int) -> None:
+        i = first
+        while not stop.is_set():
+            await one(i)
+            i += concurrency
+
+    await asyncio.gather(*(slot(i) for i in range(concurrency)))
 
 
-def daemon_cpu(games: int, concurrency: int, reuse: bool, executor: str) -> tuple[float, int]:
+async def bare_beside(concurrency: int) -> None:
+    """The bare loop as a child of `cpu`: it prints `ready` once warm (`STEADY_FROM` moves),
+    counts from SIGUSR1 to SIGUSR2, then prints its CPU per move over that window and ends."""
+    loop = asyncio.get_running_loop()
+    counter, stop = _Counter(lambda: print("ready", flush=True)), asyncio.Event()
+    window: list[tuple[float, int]] = []
+
+    def mark() -> None:
+        window.append((time.process_time(), counter.moves))
+        if len(window) == 2:
+            stop.set()
+
+    loop.add_signal_handler(signal.SIGUSR1, mark)
+    loop.add_signal_handler(signal.SIGUSR2, mark)
+    await bare_games(concurrency, counter, stop)
+    (cpu0, moves0), (cpu1, moves1) = window
+    print(f"{1000 * (cpu1 - cpu0) / max(1, moves1 - moves0):.6f}", flush=True)
+
+
+def daemon_cpu(
+    games: int, concurrency: int, reuse: bool, executor: str, beside: subprocess.Popen[str]
+) -> tuple[float, int]:
     """The daemon (`run_event`, in this process) on an event of Stockfish at nodes=1000: its
-    CPU per move from the `STEADY_FROM`-th move on, and its moves."""
+    CPU per move from the `STEADY_FROM`-th move on, and its moves.  `beside` (the bare loop)
+    is signalled at the daemon's `STEADY_FROM`-th move and at its end, so both count over
+    the same stretch of time."""
     from orchestrator.daemon import loop
     from orchestrator.daemon.run import run_event
 
-    counter = _Counter()
+    counter = _Counter(lambda: beside.send_signal(signal.SIGUSR1))
     counted = loop.Daemon.moved
 
     def moved(self: loop.Daemon, *args: object) -> None:
@@ -193,14 +228,17 @@ def daemon_cpu(games: int, concurrency: int, reuse: bool, executor: str) -> tupl
                 code = asyncio.run(run_event(config, False, False, None))
         finally:
             loop.Daemon.moved = counted  # type: ignore[method-assign]
+            beside.send_signal(signal.SIGUSR2)
         assert code == 0
     return counter.ms_per_move(), counter.moves
 
 
-def cpu(games: int, bare: int, executors: list[str], repeat: int) -> None:
-    """One table: each case of the daemon beside the bare loop at the same concurrency, each
-    run `repeat` times, the two alternating (the machine's speed drifts): the medians, and
-    the median of the differences of each pair of runs."""
+def cpu(games: int, executors: list[str], repeat: int) -> None:
+    """One table: each case of the daemon with the bare loop at the same concurrency running
+    beside it, in a process of its own, over the same stretch of time (this machine's CPU
+    time per unit of work drifts by a third between runs, and is lower when both cores are
+    busy: two loops measured one after the other differ by as much as the target).  Each case
+    runs `repeat` times: the medians, and the median of the differences of each pair."""
     print(
         f"| case (Stockfish nodes=1000; CPU from move {STEADY_FROM} on; median of {repeat}) "
         "| moves | daemon ms/move | bare loop ms/move | daemon - bare |"
@@ -209,18 +247,24 @@ def cpu(games: int, bare: int, executors: list[str], repeat: int) -> None:
     for concurrency in (1, 2):
         for executor in executors:
             for reuse in (True, False):
-                daemon, loop, diffs, moves = [], [], [], 0
+                daemon, bare, diffs, moves = [], [], [], 0
                 for _ in range(repeat):
-                    counter = _Counter()
-                    asyncio.run(bare_games(bare, concurrency, counter))
-                    ms, moves = daemon_cpu(games, concurrency, reuse, executor)
+                    with subprocess.Popen(
+                        [sys.executable, __file__, "bare", "--concurrency", str(concurrency)],
+                        stdout=subprocess.PIPE,
+                        text=True,
+                    ) as beside:
+                        assert beside.stdout is not None
+                        assert beside.stdout.readline().strip() == "ready"
+                        ms, moves = daemon_cpu(games, concurrency, reuse, executor, beside)
+                        bare_ms = float(beside.stdout.readline())
                     daemon.append(ms)
-                    loop.append(counter.ms_per_move())
-                    diffs.append(ms - loop[-1])
+                    bare.append(bare_ms)
+                    diffs.append(ms - bare_ms)
                 label = f"{executor}, {concurrency} at once, reuse = {str(reuse).lower()}"
                 print(
                     f"| {label} | {moves} | {statistics.median(daemon):.3f} "
-                    f"| {statistics.median(loop):.3f} | {statistics.median(diffs):+.3f} |",
+                    f"| {statistics.median(bare):.3f} | {statistics.median(diffs):+.3f} |",
                     flush=True,
                 )
 
@@ -364,9 +408,8 @@ def latency(games: int, clients: int, tc: str, concurrency: int, affinity: bool)
 def main() -> None:
     logging.getLogger("chess.engine").setLevel(logging.CRITICAL)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("part", choices=["cpu", "timeloss", "latency"])
+    parser.add_argument("part", choices=["cpu", "timeloss", "latency", "bare"])
     parser.add_argument("--games", type=int, default=None)
-    parser.add_argument("--bare-games", type=int, default=16)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--executors", default="local,processes")
     parser.add_argument("--concurrency", type=int, default=2)
@@ -375,7 +418,9 @@ def main() -> None:
     parser.add_argument("--affinity", action="store_true", help="pinned cores")
     args = parser.parse_args()
     if args.part == "cpu":
-        cpu(args.games or 40, args.bare_games, args.executors.split(","), args.repeat)
+        cpu(args.games or 40, args.executors.split(","), args.repeat)
+    elif args.part == "bare":  # the bare loop beside `cpu`'s daemon
+        asyncio.run(bare_beside(args.concurrency))
     elif args.part == "timeloss":
         runs = [(100, "1+0.01"), (40, "10+0.1")]
         if args.tc or args.games:

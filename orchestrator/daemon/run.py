@@ -27,6 +27,7 @@ from orchestrator.config.model import (
 from orchestrator.core.cpus import cpu_text
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.game.openings import Opening
+from orchestrator.core.stats.ratings import load_fit
 from orchestrator.daemon.loop import Daemon
 from orchestrator.daemon.system import KibitzProcess, WebProcess, sweep_orphans
 from orchestrator.engines.affinity import cpu_plan, pin
@@ -216,6 +217,7 @@ async def _run_event(
             spare=cpu_text(plan.spare),
         )
     await asyncio.to_thread(sweep_orphans)  # what the engines' first start left behind
+    await asyncio.to_thread(load_fit)  # the standings' ratings: loaded before any game
     if stop.signal is not None:  # stopped while the config was checked: nothing to undo
         return 0
     lock = DatabaseLock(config.tournament.database)

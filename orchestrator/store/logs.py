@@ -89,7 +89,7 @@ def _compress(path: Path) -> Path:
     """`path` as ``path.gz`` (through a temporary file), the plain file removed."""
     packed = path.with_name(path.name + ".gz")
     tmp = path.with_name(f".{packed.name}.tmp")
-    with path.open("rb") as source, gzip.open(tmp, "wb", compresslevel=6) as target:
+    with path.open("rb") as source, gzip.open(tmp, "wb", compresslevel=1) as target:
         shutil.copyfileobj(source, target, 1 << 20)
     tmp.replace(packed)
     path.unlink()
@@ -137,8 +137,7 @@ class EngineLogs:
             if entry is None or attempt in self.cut:
                 return
             try:
-                entry[1].write(text)
-                entry[1].flush()
+                entry[1].write(text)  # flushed at the batch's end (`_run`)
             except OSError:  # a full disk: the log is cut here, the game goes on
                 self.cut.add(attempt)
                 raise
@@ -192,7 +191,7 @@ class EngineLogs:
                     await asyncio.wait_for(self.urgent.wait(), WRITE_EVERY_S)
 
     def _run(self, batch: list[Callable[[], None]]) -> None:
-        for op in batch:
+        for op in [*batch, self._flush]:
             try:
                 op()
             except OSError as exc:  # a full disk: the log has a gap, the games go on
@@ -201,6 +200,20 @@ class EngineLogs:
                 self.failed = str(exc)
             else:
                 self.failed = None
+
+    def _flush(self) -> None:
+        """Every open log's buffer to its file: one write each per batch."""
+        failed: OSError | None = None
+        for attempt, (_, handle) in self.files.items():
+            if attempt in self.cut:
+                continue
+            try:
+                handle.flush()
+            except OSError as exc:  # a full disk: this log is cut here
+                self.cut.add(attempt)
+                failed = exc
+        if failed is not None:
+            raise failed
 
     async def close(self) -> None:
         """Wait for the last writes; the files of attempts still open are closed (plain:

@@ -113,6 +113,21 @@ def fit_ratings(
     return _with_los(out, index, covariance)
 
 
+def load_fit() -> None:
+    """Load what a fit needs (numpy, scipy, networkx: half a second of CPU, holding the
+    interpreter).  The daemon calls it before its first game, so that the first standings
+    it writes do not stall its games.
+
+    >>> load_fit()
+    >>> import sys
+    >>> all(name in sys.modules for name in ("numpy", "scipy.optimize", "networkx"))
+    True
+    """
+    import networkx  # noqa: F401
+    import numpy  # noqa: F401
+    import scipy.optimize  # noqa: F401
+
+
 def _rateable(games: Sequence[tuple[str, str, float]]) -> list[str]:
     """The engines with finite ratings: the largest strongly connected component (the most
     games among equals, then the names) of "took points from"."""
