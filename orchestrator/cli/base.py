@@ -22,8 +22,37 @@ app = typer.Typer(
 )
 
 
+def version_text() -> str:
+    """What `orchestrator --version` prints: the installed package's version, and
+    python-chess's (which speaks to the engines).
+
+    >>> version_text().startswith("orchestrator ")
+    True
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ours = version("orchestrator")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        ours = "(not installed)"
+    return f"orchestrator {ours} (python-chess {version('chess')})"
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        typer.echo(version_text())
+        raise typer.Exit(0)
+
+
 @app.callback()
-def _every_command() -> None:
+def _every_command(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", help="Print the version and exit.", is_eager=True, callback=_print_version
+        ),
+    ] = False,
+) -> None:
     """Run computer-chess engine championships unattended (TCEC Swiss rules)."""
     # python-chess warns about odd engine output; the runner records faults itself
     logging.getLogger("chess.engine").setLevel(logging.CRITICAL)

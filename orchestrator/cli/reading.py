@@ -56,6 +56,7 @@ def standings(
         event.settings.tiebreaks,
         read.standings_notes(event),
         event.settings.anchor,
+        read.ending_tally(event),
     )
     typer.echo(text, nl=False)
 
@@ -152,6 +153,7 @@ def status(
     """The round, the games running (move number, clocks) and the top of the standings."""
     import asyncio
 
+    from orchestrator.core.game.endings import summary
     from orchestrator.event import read
 
     async def overview() -> OverviewJSON:
@@ -187,3 +189,6 @@ def status(
         )
     for line in data["top"]:
         typer.echo(f"  {line['place']:>5}  {line['name']}  {line['score']:g}")
+    ended = summary(data["endings"])
+    if ended:
+        typer.echo(f"  endings: {ended}")

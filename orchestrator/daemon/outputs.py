@@ -24,7 +24,7 @@ from orchestrator.core.game.fields import Annotated, Annotator
 from orchestrator.core.game.openings import START, Opening
 from orchestrator.core.game.record import GameRecord, MoveRecord
 from orchestrator.event.export import round_pgn, slug, standings_text
-from orchestrator.event.read import EventView, standings_json, standings_notes
+from orchestrator.event.read import EventView, ending_tally, standings_json, standings_notes
 from orchestrator.event.tcec_files import (
     LiveMove,
     crosstable_json,
@@ -189,7 +189,11 @@ def write_standings(folder: Path, view: EventView) -> None:
     """`standings.txt` and `standings.json` (as `standings --json` prints them)."""
     order = view.settings.tiebreaks
     text = standings_text(
-        view.standings_tournament(), order, standings_notes(view), view.settings.anchor
+        view.standings_tournament(),
+        order,
+        standings_notes(view),
+        view.settings.anchor,
+        ending_tally(view),
     )
     write_atomic(folder / "standings.txt", text)
     write_atomic(folder / "standings.json", json.dumps(standings_json(view), indent=1) + "\n")

@@ -338,11 +338,21 @@ class GauntletJSON(TypedDict):
     sprt: NotRequired[dict[str, SprtJSON]]
 
 
+class EndingsJSON(TypedDict):
+    """How the finished games ended (`core/game/endings.py`): the event's count of each
+    ending, with `games` and the largest overstep on time in ms; each engine's counts (a
+    fault counts only against the engine at fault)."""
+
+    event: dict[str, object]
+    engines: dict[str, dict[str, object]]
+
+
 class StandingsJSON(TypedDict):
     event: str
     rounds: int
     provisional: bool
     standings: list[StandingJSON]
+    endings: EndingsJSON
     teams: NotRequired[list[TeamStandingJSON]]
     bracket: NotRequired[BracketJSON]
     match: NotRequired[HeadToHeadJSON]
@@ -379,6 +389,7 @@ class OverviewJSON(TypedDict):
     provisional: bool
     top: list[StandingJSON]
     top_teams: NotRequired[list[TeamStandingJSON]]
+    endings: dict[str, object]
 
 
 class ScheduleGame(GameSummary):

@@ -19,6 +19,7 @@ from orchestrator.core.event.standings import (
     mark,
     standings,
 )
+from orchestrator.core.game.endings import ENDINGS, HEADS, Tally
 from orchestrator.core.pairing.gauntlet import games_of, gauntlet_tests, match_state, pair_points
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.teams import team_standings
@@ -118,9 +119,10 @@ def standings_text(
     order: Sequence[Tiebreak],
     notes: dict[str, str] | None = None,
     anchor: tuple[str, float] | None = None,
+    endings: tuple[Tally, dict[str, Tally]] | None = None,
 ) -> str:
-    """`standings.txt`: the standings table, `notes` on players (strikes, withdrawals), then
-    the crosstable.
+    """`standings.txt`: the standings table, `notes` on players (strikes, withdrawals), how
+    the games ended (`endings`, where given: `endings_text`), then the crosstable.
 
     >>> from orchestrator.core.event.model import Game, Player, Round
     >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, (Game("A", "B", "0-1"),)),))
@@ -138,7 +140,42 @@ def standings_text(
         table = head_to_head_text(head_to_head(tournament)) + "\n" + table
     elif system == "gauntlet":
         table = gauntlet_text(gauntlet_data(tournament)) + "\n" + table
-    return table + (f"\n{listed}" if listed else "") + "\n" + crosstable(tournament, order)
+    ended = f"\n{endings_text(*endings)}" if endings and endings[0].games else ""
+    return table + (f"\n{listed}" if listed else "") + ended + "\n" + crosstable(tournament, order)
+
+
+def endings_text(event: Tally, engines: Mapping[str, Tally]) -> str:
+    """How the games ended: a row per engine (a fault counts against the engine at fault
+    only) and the event's; a column for each ending that happened, and the largest
+    overstep of a loss on time.
+
+    >>> from orchestrator.core.game.endings import Ended, tally, time_loss_detail
+    >>> games = [Ended("A", "B", "normal", "White mates"),
+    ...          Ended("B", "A", "time forfeit", "White loses on time", "B", "time_forfeit",
+    ...                time_loss_detail(1030, 1000))]
+    >>> print(endings_text(*tally(games)))
+    Endings (a fault counts against the engine at fault)
+    <BLANKLINE>
+    Engine  Games  Mate  Time  Overstep ms
+    ------  -----  ----  ----  -----------
+    A           2     1     0            -
+    B           2     1     1           30
+    All         2     1     1           30
+    <BLANKLINE>
+    """
+    kinds = [k for k in ENDINGS if event.counts[k]]
+    rows = [
+        [
+            name,
+            str(mine.games),
+            *(str(mine.counts[k]) for k in kinds),
+            str(max(mine.overstep_ms)) if mine.overstep_ms else "-",
+        ]
+        for name, mine in [*engines.items(), ("All", event)]
+    ]
+    header = ["Engine", "Games", *(HEADS[k] for k in kinds), "Overstep ms"]
+    text = _table(header, rows, left=0)
+    return f"Endings (a fault counts against the engine at fault)\n\n{text}"
 
 
 def bracket_data(
@@ -721,12 +758,14 @@ def crosstable(tournament: Tournament, order: Sequence[Tiebreak]) -> str:
     return _table(header, rows)
 
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
+def _table(header: list[str], rows: list[list[str]], left: int = 1) -> str:
+    """Columns two spaces apart, numbers to the right, column `left` (the names) to the
+    left."""
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
 
     def fmt(row: list[str]) -> str:
         return "  ".join(
-            cell.ljust(w) if i == 1 else cell.rjust(w)
+            cell.ljust(w) if i == left else cell.rjust(w)
             for i, (cell, w) in enumerate(zip(row, widths, strict=True))
         ).rstrip()
 

@@ -16,11 +16,13 @@ from typing import Any
 import chess
 
 from orchestrator.core.event.model import Game, Round, Tournament
+from orchestrator.core.game.endings import Ended, Tally, tally
 from orchestrator.core.game.openings import START
 from orchestrator.core.pairing.teams import board_tags, matches, seats
 from orchestrator.event.api import (
     ComingRound,
     DaemonJSON,
+    EndingsJSON,
     ExportedGame,
     GameJSON,
     GameSummary,
@@ -211,6 +213,46 @@ async def load_view(db: Path, *, pgn: bool = False) -> EventView:
         return view
 
 
+def ending_tally(view: EventView) -> tuple[Tally, dict[str, Tally]]:
+    """How the event's finished games ended: the event's tally and each engine's.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> event, engines = ending_tally(sample_view())
+    >>> event.games, sorted(engines)
+    (1, ['C', 'D'])
+    """
+    return tally(
+        Ended(
+            g.white,
+            g.black,
+            g.termination,
+            g.details,
+            g.fault.engine if g.fault else None,
+            g.fault.kind if g.fault else None,
+            g.fault.detail if g.fault else "",
+            g.forfeit,
+        )
+        for r in view.rounds
+        for g in r.games
+        if g.status == "finished"
+    )
+
+
+def endings_json(view: EventView) -> EndingsJSON:
+    """`ending_tally` as JSON (`standings --json`'s `endings`).
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> data = endings_json(sample_view())
+    >>> data["event"]["games"], sorted(data["engines"])
+    (1, ['C', 'D'])
+    """
+    event, engines = ending_tally(view)
+    return {
+        "event": event.json(),
+        "engines": {name: t.json() for name, t in engines.items()},
+    }
+
+
 def standings_json(view: EventView, *, ratings: bool = True) -> StandingsJSON:
     """The standings, as `standings --json` and `/api/standings` give them: every finished
     game counts, and while a round is being played they are `provisional`; without
@@ -236,6 +278,7 @@ def standings_json(view: EventView, *, ratings: bool = True) -> StandingsJSON:
         "rounds": len(view.tournament.rounds),
         "provisional": view.provisional,
         "standings": lines,
+        "endings": endings_json(view),
     }
     if view.tournament.teams:
         out["teams"] = team_data(view.standings_tournament())
@@ -562,6 +605,7 @@ async def overview_json(view: EventView, store: Store) -> OverviewJSON:
         "daemon": daemon_json(view),
         "provisional": view.provisional,
         "top": table["standings"][:5],
+        "endings": table["endings"]["event"],
     }
     if "teams" in table:
         out["top_teams"] = table["teams"][:5]

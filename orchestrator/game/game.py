@@ -26,6 +26,7 @@ from orchestrator.core.game.adjudication import (
     tablebase_verdict,
 )
 from orchestrator.core.game.clock import Clock, TimeControl
+from orchestrator.core.game.endings import time_loss_detail
 from orchestrator.core.game.openings import START, Opening
 from orchestrator.core.game.record import (
     Cp,
@@ -477,18 +478,15 @@ class _Game:
         tc, margin = self.spec.tc, self.spec.timemargin_ms
         if tc.kind == "movetime":
             if used_ms > tc.limit + margin:
-                raise self._fault_time(colour, name, f"took {used_ms} ms of {tc.limit} ms")
+                raise self._fault_time(
+                    colour, name, time_loss_detail(used_ms, tc.limit, clock=False)
+                )
             return None
         if tc.kind != "clock":
             return None
         clock = self.clocks[colour]
         if clock.flags(used_ms, margin):
-            raise self._fault_time(
-                colour,
-                name,
-                f"took {used_ms} ms with {clock.remaining_ms} ms left, "
-                f"{used_ms - clock.remaining_ms} ms past its clock",
-            )
+            raise self._fault_time(colour, name, time_loss_detail(used_ms, clock.remaining_ms))
         self.clocks[colour] = clock.after_move(tc, used_ms)
         return self.clocks[colour].remaining_ms
 

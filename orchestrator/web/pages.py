@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 
 from orchestrator.core.game.clock import hms
+from orchestrator.core.game.endings import ENDINGS, HEADS
 from orchestrator.event.api import (
     AuditEntry,
     BracketJSON,
     BracketMatchJSON,
+    EndingsJSON,
     GameJSON,
     GauntletJSON,
     HeadToHeadJSON,
@@ -112,9 +115,32 @@ def standings(data: StandingsJSON) -> str:
         "<th title='fitted over every game, the field&#39;s mean at 0'>Elo</th><th>95%</th>"
         "<th title='likelihood of superiority over the next engine'>LOS</th>"
         "<th>Strikes</th><th>Withdrawn</th>"
-        f"</tr>{rows}</table>"
+        f"</tr>{rows}</table>{endings(data['endings'])}"
     )
     return layout(f"{data['event']}: standings", body)
+
+
+def endings(data: EndingsJSON) -> str:
+    """How the games ended: a row per engine and the event's, a column per ending that
+    happened (`standings --json`'s `endings`)."""
+    event = data["event"]
+    kinds = [k for k in ENDINGS if event.get(k)]
+    if not kinds:
+        return ""
+    head = "".join(f"<th>{_e(HEADS[k])}</th>" for k in kinds)
+
+    def row(name: str, counts: Mapping[str, object]) -> str:
+        over = counts.get("overstep_ms_max")
+        cells = "".join(f"<td>{counts.get(k, 0)}</td>" for k in kinds)
+        shown = "-" if over is None else f"{over}"
+        return f"<tr><td>{_e(name)}</td><td>{counts['games']}</td>{cells}<td>{shown}</td></tr>"
+
+    rows = "".join(row(n, c) for n, c in data["engines"].items()) + row("All", event)
+    return (
+        "<h2>Endings</h2><p>A fault counts against the engine at fault.</p>"
+        f"<table id='endings'><tr><th>Engine</th><th>Games</th>{head}"
+        f"<th>Overstep ms</th></tr>{rows}</table>"
+    )
 
 
 def _rating_cells(line: StandingJSON) -> str:

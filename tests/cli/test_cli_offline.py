@@ -223,3 +223,11 @@ def test_pair_refuses_input_that_is_not_utf8(tmp_path: Path) -> None:
             check=False,
         )  # fmt: skip
         assert out.returncode == 2 and b"not UTF-8 text" in out.stderr and out.stdout == b""
+
+
+def test_version_names_the_package_and_python_chess() -> None:
+    done = run("--version")
+    assert done.returncode == 0, done.stderr
+    words = done.stdout.split()
+    assert words[0] == "orchestrator" and words[1][0].isdigit()
+    assert "python-chess" in done.stdout
