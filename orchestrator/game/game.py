@@ -437,9 +437,12 @@ class _Game:
         pov = info.get("score")
         score = None if pov is None else _score(pov.pov(colour))
         reported = info.get("time")
+        fullmove = board.fullmove_number
+        zeroing = board.is_zeroing(move)
+        san = board.san_and_push(move)  # one push: SAN's check and mate signs come from it
         record = MoveRecord(
             uci=move.uci(),
-            san=board.san(move),
+            san=san,
             score=score,
             depth=info.get("depth"),
             seldepth=info.get("seldepth"),
@@ -453,9 +456,6 @@ class _Game:
             hashfull=info.get("hashfull"),
             ponder=played.ponder.uci() if played.ponder else None,
         )
-        fullmove = board.fullmove_number
-        zeroing = board.is_zeroing(move)
-        board.push(move)
         self.moves.append(record)
         if self.on_log is not None and self.journal is not None:
             self.on_log(self.journal.take())
