@@ -245,10 +245,7 @@ class _Pipe:
     def stops(self, data: bytes) -> bool:
         """Whether `data` (a write of the engine's) may hold a line that stops its clock
         (`engines/output.py` hands such a write on with its own stamp)."""
-        for word in self._stop_words:  # a plain loop: this runs for every record
-            if word in data:
-                return True
-        return False
+        return any(word in data for word in self._stop_words)
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         """python-chess's line splitter, with a bound: a line longer than `MAX_LINE` is

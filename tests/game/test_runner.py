@@ -13,8 +13,9 @@ import chess.pgn
 import pytest
 
 from orchestrator.config.model import EngineConfig
-from orchestrator.core.game.adjudication import Adjudication, DrawRule, WinRule
+from orchestrator.core.game.adjudication import Adjudication, DrawRule, ResignRule, WinRule
 from orchestrator.core.game.clock import TimeControl
+from orchestrator.core.game.endings import Ended, ending_of
 from orchestrator.core.game.openings import Opening
 from orchestrator.core.game.record import GameRecord
 from orchestrator.engines.pool import EnginePool
@@ -31,6 +32,7 @@ TCEC_WORDS = {
         "mates", "resigns", "loses on time", "disconnects", "makes an illegal move")),
     "Stalemate", "3-fold repetition", "Fifty moves rule", "Insufficient material",
     "TCEC win rule", "TCEC draw rule", "SyzygyTB", "TCEC Adjudication",
+    "Resign rule",  # the one-sided resign rule, which TCEC does not use
 }  # fmt: skip
 
 
@@ -487,3 +489,39 @@ async def test_tcec_comments_carry_every_field_and_read_back() -> None:
         assert fields["sd"] and re.fullmatch(r"([+-]\d+){5}", fields["mb"])
     assert nodes[0].comment.split("wv=")[1].startswith("0.35")
     assert nodes[1].comment.split("wv=")[1].startswith("0.30")  # Black's -0.30, White's view
+
+
+def test_every_ending_in_tcec_words_has_its_own_kind_in_the_tally() -> None:
+    kinds = {ending_of(Ended("A", "B", "normal", words)) for words in TCEC_WORDS}
+    faults = {"loses on time", "disconnects", "makes an illegal move"}
+    fault_free = {w for w in TCEC_WORDS if not any(w.endswith(f) for f in faults)}
+    assert "director" not in {ending_of(Ended("A", "B", "normal", w)) for w in fault_free}
+    assert len(kinds) >= 12
+
+
+async def test_the_resign_rule_is_one_sided() -> None:
+    rules = Adjudication(None, None, resign=ResignRule(plies=3, score=5.0), max_moves=30)
+    # White's own scores say it is lost from its second move on, Black's that all is level:
+    # White loses after its third such move (its fourth move, the game's seventh ply)
+    r = await play(
+        scripted("W", "--scores", "0,-600,-700,-800,-900"),
+        scripted("B", "--scores", "0"),
+        adjudication=rules,
+    )
+    assert (r.result, r.termination, r.details) == ("0-1", "adjudication", "Resign rule")
+    assert r.plies == 7
+    assert r.reason == "Black wins by adjudication: White scored <= -5.00 for its last 3 moves"
+    # the winner's scores alone never end it; a streak broken by a better score starts again
+    r = await play(
+        scripted("W", "--scores=-600,-600,0,-600,-600,0"),
+        scripted("B", "--scores", "900"),
+        adjudication=Adjudication(None, None, resign=ResignRule(plies=3, score=5.0), max_moves=6),
+    )
+    assert (r.result, r.details) == ("1/2-1/2", "TCEC Adjudication")
+    # a mate against the engine counts, whatever the rule's score
+    r = await play(
+        scripted("W", "--mate", "-5"),
+        scripted("B"),
+        adjudication=Adjudication(None, None, resign=ResignRule(plies=2, score=50.0), max_moves=30),
+    )
+    assert (r.result, r.details, r.plies) == ("0-1", "Resign rule", 3)

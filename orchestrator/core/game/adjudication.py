@@ -4,15 +4,18 @@
   plies (so each engine agrees `plies / 2` times);
 * draw: from move `from_move` on, both engines' scores within +-`score` for `plies`
   consecutive plies with no capture or pawn move among them;
+* resign (off by default; cutechess's and fastchess's `-resign`): one-sided, an engine
+  whose own last `plies` scores are all at or below -`score` pawns (a mate against it counts
+  whatever `score` is) loses, whatever its opponent says;
 * tablebases: the runner probes Syzygy and passes the verdict in;
 * maximum moves: a draw once both sides have made `max_moves` moves.
 
-A ply without a score (a book move, an engine that reports none) breaks both streaks.
+A ply without a score (a book move, an engine that reports none) breaks the streaks.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
@@ -40,12 +43,20 @@ class DrawRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     score: Pawns = 0.15
 
 
+class ResignRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One engine's own last `plies` scores all at or below -`score` pawns: it loses."""
+
+    plies: Plies = 3
+    score: Pawns = 6.0
+
+
 class Adjudication(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The adjudication rules of an event (`[adjudication]`); TCEC's by default.  None turns
-    a rule off (`false` in engines.toml)."""
+    a rule off (`false` in engines.toml); the one-sided `resign` rule is off unless given."""
 
     win: WinRule | None = WinRule()
     draw: DrawRule | None = DrawRule()
+    resign: ResignRule | None = None
     tablebases: Path | None = None
     tb_pieces: Annotated[int, msgspec.Meta(ge=3, description="an integer >= 3")] = 6
     max_moves: Annotated[int, msgspec.Meta(ge=0, description="an integer >= 0")] = 0  # 0: none
@@ -61,6 +72,8 @@ class Verdict:
 
 #: the move limit (`max_moves`) in TCEC's words: an adjudication by the event's rules
 MOVE_LIMIT_WORDS = "TCEC Adjudication"
+#: the one-sided resign rule's ending (TerminationDetails)
+RESIGN_WORDS = "Resign rule"
 
 
 @dataclass
@@ -69,6 +82,8 @@ class Adjudicator:
     win_streak: int = 0
     win_side: int = 0  # +1 white, -1 black
     draw_streak: int = 0
+    #: each side's own scores in a row at or below the resign rule's (+1 white, -1 black)
+    resign_streaks: dict[int, int] = field(default_factory=lambda: {1: 0, -1: 0})
 
     def after_ply(
         self,
@@ -95,7 +110,11 @@ class Adjudicator:
         """
         pawns = None if score is None else score_pawns(score)
         white_pov = None if pawns is None else (pawns if white_moved else -pawns)
-        verdict = self._win(white_pov) or self._draw(white_pov, fullmove, zeroing)
+        verdict = (
+            self._win(white_pov)
+            or self._resign(white_moved, score)
+            or self._draw(white_pov, fullmove, zeroing)
+        )
         if verdict:
             return verdict
         limit = self.rules.max_moves
@@ -125,6 +144,36 @@ class Adjudicator:
                 "TCEC win rule",
             )
         return None
+
+    def _resign(self, white_moved: bool, score: Score | None) -> Verdict | None:
+        """The side that just moved, by its own score alone.
+
+        >>> from orchestrator.core.game.record import Cp, Mate
+        >>> judge = Adjudicator(Adjudication(win=None, draw=None, resign=ResignRule(2, 5.0)))
+        >>> judge._resign(True, Cp(-600)), judge._resign(False, Cp(0))
+        (None, None)
+        >>> verdict = judge._resign(True, Mate(-9))
+        >>> verdict.result, verdict.details
+        ('0-1', 'Resign rule')
+        """
+        rule = self.rules.resign
+        if rule is None:
+            return None
+        side = 1 if white_moved else -1
+        mate = None if score is None else score.mate()
+        lost = score is not None and (
+            (mate is not None and mate < 0) or score_pawns(score) <= -rule.score
+        )
+        self.resign_streaks[side] = self.resign_streaks[side] + 1 if lost else 0
+        if self.resign_streaks[side] < rule.plies:
+            return None
+        loser, winner = ("White", "Black") if white_moved else ("Black", "White")
+        return Verdict(
+            "0-1" if white_moved else "1-0",
+            f"{winner} wins by adjudication: {loser} scored <= -{rule.score:.2f} for its "
+            f"last {rule.plies} moves",
+            RESIGN_WORDS,
+        )
 
     def _draw(self, white_pov: float | None, fullmove: int, zeroing: bool) -> Verdict | None:
         rule = self.rules.draw

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
-from orchestrator.core.game.adjudication import MOVE_LIMIT_WORDS
+from orchestrator.core.game.adjudication import MOVE_LIMIT_WORDS, RESIGN_WORDS
 
 __all__ = [
     "ENDINGS",
@@ -42,6 +42,7 @@ Ending = Literal[
     "resign",
     "adjudicated_win",
     "adjudicated_draw",
+    "adjudicated_resign",
     "tablebase",
     "move_limit",
     "time_loss",
@@ -66,6 +67,7 @@ HEADS: dict[Ending, str] = {
     "resign": "Resign",
     "adjudicated_win": "Adj.win",
     "adjudicated_draw": "Adj.draw",
+    "adjudicated_resign": "Adj.resign",
     "tablebase": "TB",
     "move_limit": "Max.moves",
     "time_loss": "Time",
@@ -96,6 +98,7 @@ _BY_DETAILS: dict[str, Ending] = {
     "Black resigns": "resign",
     "TCEC win rule": "adjudicated_win",
     "TCEC draw rule": "adjudicated_draw",
+    RESIGN_WORDS: "adjudicated_resign",
     "SyzygyTB": "tablebase",
     MOVE_LIMIT_WORDS: "move_limit",
 }
@@ -233,6 +236,7 @@ _WORDS: dict[Ending, tuple[str, str]] = {
     "resign": ("resignation", "resignations"),
     "adjudicated_win": ("adjudicated win", "adjudicated wins"),
     "adjudicated_draw": ("adjudicated draw", "adjudicated draws"),
+    "adjudicated_resign": ("resign adjudication", "resign adjudications"),
     "tablebase": ("tablebase adjudication", "tablebase adjudications"),
     "move_limit": ("move-limit draw", "move-limit draws"),
     "time_loss": ("loss on time", "losses on time"),
