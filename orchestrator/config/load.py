@@ -30,7 +30,7 @@ from orchestrator.config.model import (
 )
 from orchestrator.core.codec import Key, SchemaError, convert, json_schema
 from orchestrator.core.event.model import Player, Rules, StateError, Tournament
-from orchestrator.core.game.adjudication import Adjudication
+from orchestrator.core.game.adjudication import Adjudication, as_folders
 from orchestrator.core.game.book import Book
 from orchestrator.core.game.openings import Opening, OpeningError, parse_suite
 from orchestrator.core.pairing.registry import lookup, names
@@ -139,7 +139,9 @@ def _prepared(data: dict[str, Any]) -> dict[str, Any]:
                 del adjudication[rule]
             elif adjudication.get(rule) is False:
                 adjudication[rule] = None
-        out["adjudication"] = _no_empty_paths(adjudication, _PATHS["adjudication"])
+        if "tablebases" in adjudication:
+            adjudication["tablebases"] = as_folders(adjudication["tablebases"])
+        out["adjudication"] = adjudication
     engines = out.get("engine")
     if isinstance(engines, list):
         out["engine"] = [_engine(e) for e in engines]
@@ -164,12 +166,16 @@ def _no_empty_paths(table: dict[str, Any], keys: tuple[str, ...]) -> dict[str, A
     return {k: v for k, v in table.items() if not (k in keys and v == "")}
 
 
-def _resolved(section: Any, keys: tuple[str, ...], folder: Path) -> dict[str, Path]:
-    return {
-        key: folder / value
-        for key in keys
-        if isinstance(value := getattr(section, key), Path) and not value.is_absolute()
-    }
+def _resolved(section: Any, keys: tuple[str, ...], folder: Path) -> dict[str, Any]:
+    """The relative paths of `keys` (a path, or a list of paths) against `folder`."""
+    out: dict[str, Any] = {}
+    for key in keys:
+        value = getattr(section, key)
+        if isinstance(value, Path) and not value.is_absolute():
+            out[key] = folder / value
+        elif isinstance(value, tuple):
+            out[key] = tuple(v if v.is_absolute() else folder / v for v in value)
+    return out
 
 
 def _where(exc: SchemaError, data: dict[str, Any]) -> str:
@@ -390,9 +396,10 @@ def check_files(config: Config) -> None:
     book = config.tournament.book
     if book is not None and not book.is_file():
         raise ConfigError(f"{config.path}: [tournament] book: no such file {str(book)!r}")
-    tb = config.adjudication.tablebases
-    if tb is not None and not tb.is_dir():
-        raise ConfigError(f"{config.path}: [adjudication] tablebases: no such folder {str(tb)!r}")
+    for tb in config.adjudication.tablebase_folders():
+        if not tb.is_dir():
+            where = f"{config.path}: [adjudication] tablebases"
+            raise ConfigError(f"{where}: no such folder {str(tb)!r}")
     database = config.tournament.database
     if database.is_dir():
         raise ConfigError(f"{config.path}: [tournament] database: {str(database)!r} is a folder")

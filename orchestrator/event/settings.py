@@ -20,7 +20,7 @@ from orchestrator.config.model import Config, EngineSettings, KibitzerConfig, To
 from orchestrator.core.codec import SchemaError, convert, to_builtins
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.event.model import Options, Phase, Positive, Rules, Team
-from orchestrator.core.game.adjudication import Adjudication
+from orchestrator.core.game.adjudication import Adjudication, as_folders
 from orchestrator.core.pairing.registry import lookup
 
 __all__ = ["FREE", "LOCKED", "EventSettings", "pairing_rules"]
@@ -129,8 +129,10 @@ class EventSettings(TournamentConfig, frozen=True, kw_only=True, forbid_unknown_
             if data.get(key) == "":
                 del data[key]
         adjudication = data.get("adjudication")
-        if isinstance(adjudication, dict) and adjudication.get("tablebases") == "":
-            data["adjudication"] = {k: v for k, v in adjudication.items() if k != "tablebases"}
+        if isinstance(adjudication, dict) and "tablebases" in adjudication:  # older: one folder
+            data["adjudication"] = adjudication | {
+                "tablebases": as_folders(adjudication["tablebases"])
+            }
         if data.get("phases") and data.get("system") not in (None, data["phases"][0]["system"]):
             data["system"] = data["phases"][0]["system"]
         try:

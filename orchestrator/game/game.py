@@ -307,9 +307,11 @@ class _Game:
         return self.config(not colour) if self.config(colour).protocol == "uci" else None
 
     def _open_tablebases(self) -> None:
-        path = self.spec.adjudication.tablebases
-        if path is not None:
-            self.tablebase = chess.syzygy.open_tablebase(str(path))
+        first, *more = self.spec.adjudication.tablebase_folders() or (None,)
+        if first is not None:
+            self.tablebase = chess.syzygy.open_tablebase(str(first))
+            for folder in more:
+                self.tablebase.add_directory(str(folder))
 
     async def _release(self, faulted: set[chess.Color]) -> None:
         for colour, engine in self.engines.items():
@@ -505,7 +507,9 @@ class _Game:
             wdl = self.tablebase.probe_wdl(board)
         except (KeyError, chess.syzygy.MissingTableError):
             return None
-        return tablebase_verdict(wdl, board.turn == chess.WHITE)
+        return tablebase_verdict(
+            wdl, board.turn == chess.WHITE, rules.tb_adjudicate, rules.tb_ignore50
+        )
 
 
 async def play_game(

@@ -90,7 +90,12 @@ def test_the_stored_form_round_trips_and_keeps_the_old_keys() -> None:
         "book_depth": 8,
     }
     nothing_lost = STORED_BY_0_1 | new_keys
-    nothing_lost["adjudication"] = STORED_BY_0_1["adjudication"] | {"tablebases": None}
+    nothing_lost["adjudication"] = STORED_BY_0_1["adjudication"] | {
+        "tablebases": None,
+        "resign": None,
+        "tb_adjudicate": "both",
+        "tb_ignore50": False,
+    }
     nothing_lost["engines"] = {
         name: engine | {"ponder": None} for name, engine in STORED_BY_0_1["engines"].items()
     }

@@ -6,7 +6,7 @@ import asyncio
 import io
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import chess
 import chess.pgn
@@ -155,12 +155,68 @@ async def test_tablebase_adjudication(monkeypatch: pytest.MonkeyPatch, tmp_path:
         scripted("W", "--moves", "d1d2"),
         scripted("B"),
         opening=opening,
-        adjudication=Adjudication(None, None, tablebases=tmp_path, tb_pieces=3),
+        adjudication=Adjudication(None, None, tablebases=(tmp_path,), tb_pieces=3),
     )
     assert (r.result, r.termination, r.plies) == ("1-0", "adjudication", 1)
     assert r.reason == "White wins by adjudication: Syzygy tablebase"
     assert r.details == "SyzygyTB"
     assert probed
+
+
+@pytest.mark.parametrize(
+    ("wdl", "mode", "ignore50", "ended"),
+    [
+        (0, "both", False, "1/2-1/2"),
+        (0, "win-loss", False, None),  # a drawn ending is played on
+        (0, "draw", False, "1/2-1/2"),
+        (-2, "draw", False, None),  # a won ending is played on
+        (-2, "win-loss", False, "1-0"),
+        (-1, "both", False, "1/2-1/2"),  # a blessed loss: drawn by the fifty-move rule
+        (-1, "both", True, "1-0"),  # ... or lost, the fifty-move rule ignored
+    ],
+)
+async def test_tablebase_modes(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    wdl: int,
+    mode: Literal["both", "win-loss", "draw"],
+    ignore50: bool,
+    ended: str | None,
+) -> None:
+    folders: list[str] = []
+
+    class FakeTablebase:
+        def probe_wdl(self, board: chess.Board) -> int:
+            return wdl  # for black, the side to move after White's move
+
+        def add_directory(self, folder: str) -> None:
+            folders.append(folder)
+
+        def close(self) -> None:
+            pass
+
+    def opened(folder: str) -> FakeTablebase:
+        folders.append(folder)
+        return FakeTablebase()
+
+    monkeypatch.setattr(chess.syzygy, "open_tablebase", opened)
+    six, seven = tmp_path / "6", tmp_path / "7"
+    rules = Adjudication(
+        None,
+        None,
+        tablebases=(six, seven),
+        tb_pieces=3,
+        tb_adjudicate=mode,
+        tb_ignore50=ignore50,
+        max_moves=2,
+    )
+    opening = Opening("KQK", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1")
+    r = await play(scripted("W"), scripted("B"), opening=opening, adjudication=rules)
+    assert folders == [str(six), str(seven)]  # every folder, in order
+    if ended is None:  # played on to the move limit
+        assert (r.details, r.plies) == ("TCEC Adjudication", 4)
+    else:
+        assert (r.result, r.details, r.plies) == (ended, "SyzygyTB", 1)
 
 
 async def test_time_forfeit_after_a_late_move() -> None:

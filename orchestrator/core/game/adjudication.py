@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -43,6 +43,9 @@ class DrawRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     score: Pawns = 0.15
 
 
+TbAdjudicate = Literal["both", "win-loss", "draw"]
+
+
 class ResignRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """One engine's own last `plies` scores all at or below -`score` pawns: it loses."""
 
@@ -57,9 +60,37 @@ class Adjudication(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     win: WinRule | None = WinRule()
     draw: DrawRule | None = DrawRule()
     resign: ResignRule | None = None
-    tablebases: Path | None = None
+    #: Syzygy folders (3-4-5, 6 and 7-piece sets often live apart); one may be given alone
+    #: (`as_folders`)
+    tablebases: tuple[Path, ...] | None = None
     tb_pieces: Annotated[int, msgspec.Meta(ge=3, description="an integer >= 3")] = 6
+    #: which tablebase verdicts end a game: "both", "win-loss" (wins only), "draw"
+    tb_adjudicate: TbAdjudicate = "both"
+    #: a cursed win (or blessed loss) counts as a win (a loss), the fifty-move rule aside
+    tb_ignore50: bool = False
     max_moves: Annotated[int, msgspec.Meta(ge=0, description="an integer >= 0")] = 0  # 0: none
+
+    def tablebase_folders(self) -> tuple[Path, ...]:
+        """The Syzygy folders, however many were given.
+
+        >>> Adjudication(tablebases=(Path("/tb"),)).tablebase_folders()
+        (PosixPath('/tb'),)
+        >>> Adjudication().tablebase_folders()
+        ()
+        """
+        return self.tablebases or ()
+
+
+def as_folders(value: object) -> object:
+    """`tablebases` as written (one folder, a list of them, "" or null for none) in the
+    schema's form: a list, or None.
+
+    >>> as_folders("/tb"), as_folders(["/a", "/b"]), as_folders(""), as_folders(None)
+    (['/tb'], ['/a', '/b'], None, None)
+    """
+    if value == "":
+        return None
+    return [value] if isinstance(value, str) else value
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,14 +225,29 @@ class Adjudicator:
         return None
 
 
-def tablebase_verdict(wdl: int, white_to_move: bool) -> Verdict:
-    """A Syzygy WDL (from the side to move) as a verdict.
+def tablebase_verdict(
+    wdl: int, white_to_move: bool, mode: TbAdjudicate = "both", ignore50: bool = False
+) -> Verdict | None:
+    """A Syzygy WDL (from the side to move) as a verdict, or None where `mode` leaves the
+    game to be played on ("win-loss" ends only won games, "draw" only drawn ones).  A cursed
+    win or blessed loss (WDL +-1) is a draw by the fifty-move rule, or a win (a loss) with
+    `ignore50`.
 
     >>> tablebase_verdict(2, white_to_move=False).result, tablebase_verdict(1, True).result
     ('0-1', '1/2-1/2')
+    >>> tablebase_verdict(1, True, ignore50=True).result
+    '1-0'
+    >>> tablebase_verdict(0, True, "win-loss"), tablebase_verdict(-2, True, "draw")
+    (None, None)
     """
+    if ignore50 and abs(wdl) == 1:
+        wdl *= 2
     if wdl == 0 or abs(wdl) == 1:  # draws, and wins or losses spoiled by the 50-move rule
+        if mode == "win-loss":
+            return None
         return Verdict("1/2-1/2", "Draw by adjudication: Syzygy tablebase", "SyzygyTB")
+    if mode == "draw":
+        return None
     white_wins = (wdl > 0) == white_to_move
     return Verdict(
         "1-0" if white_wins else "0-1",
