@@ -72,6 +72,25 @@ def test_a_match_alternates_who_has_white_first_and_stops_at_its_games() -> None
     assert lookup("match").ends_itself
 
 
+@pytest.mark.parametrize(
+    ("options", "colours"),
+    [
+        ({"reverse": True}, [("B", "A"), ("A", "B"), ("A", "B"), ("B", "A")]),
+        ({"swap": False}, [("A", "B")] * 4),
+        ({"swap": False, "reverse": True}, [("B", "A")] * 4),
+    ],
+)
+def test_a_match_s_colours_follow_swap_and_reverse(
+    options: dict[str, Any], colours: list[tuple[str, str]]
+) -> None:
+    """fastchess's `-noswap` (the first engine White in every game) and cutechess's and
+    fastchess's `-reverse` (the second engine White first)."""
+    rules = Rules(system="match", system_options=Options({"games": 4, **options}))
+    start = Tournament((Player("A", 1), Player("B", 2)), rules=rules)
+    t = simulate(start, 2).tournament
+    assert [(g.white, g.black) for r in t.rounds for g in r.games] == colours
+
+
 def play(options: dict[str, Any], results: list[Result]) -> tuple[Tournament, list[Game]]:
     """A match of A (seed 1) and B fed `results` game by game; the games it asked for."""
     rules = Rules(system="match", system_options=Options(options))

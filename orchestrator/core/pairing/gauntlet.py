@@ -145,6 +145,10 @@ class MatchOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     tiebreaks: tuple[TiebreakMatch, ...] = ()
     shared: bool = False
     sprt: Sprt | None = None
+    #: false: the first engine has White in every game (fastchess's `-noswap`)
+    swap: bool = True
+    #: the second engine has White first (cutechess's and fastchess's `-reverse`)
+    reverse: bool = False
 
     def __post_init__(self) -> None:
         if self.shared and self.tiebreaks:
@@ -319,7 +323,8 @@ def _gauntlets_fit(options: GauntletOptions, entrants: int) -> str | None:
 
 
 def pair_match(t: Tournament, options: MatchOptions) -> Draft:
-    """The next game pair of the match: one opening, colours reversed, back to back; after
+    """The next game pair of the match: one opening, colours reversed, back to back (the
+    same colours with `swap` false; the second seed White first with `reverse`); after
     a tie, the next pair of its tiebreak match, at that match's time control (a tiebreak
     game is stage `k + 1`, match 1, game `n` of the k-th tiebreak match); the places once
     the match is over.
@@ -337,6 +342,9 @@ def pair_match(t: Tournament, options: MatchOptions) -> Draft:
     >>> [(g.white, g.stage, g.number, g.tc) for g in pair_match(Tournament(players, (tied,)),
     ...                                                          rapid).games()]
     [('B', 2, 1, '1500+10'), ('A', 2, 2, '1500+10')]
+    >>> noswap = MatchOptions(4, swap=False, reverse=True)  # B has White in every game
+    >>> [(g.white, g.black) for g in pair_match(Tournament(players, (one,)), noswap).games()]
+    [('B', 'A'), ('B', 'A')]
     """
     state = match_state(t, options)
     if state.places:
@@ -345,13 +353,15 @@ def pair_match(t: Tournament, options: MatchOptions) -> Draft:
     playing = {p.name for p in t.players if p.plays_in(number)}
     if state.first not in playing or state.second not in playing:
         return Draft(())
-    white, black = (state.first, state.second) if number % 2 else (state.second, state.first)
+    one, two = (state.second, state.first) if options.reverse else (state.first, state.second)
+    white, black = (one, two) if number % 2 or not options.swap else (two, one)
+    again = (black, white) if options.swap else (white, black)  # the pair's second game
     if not state.tiebreaks:
-        return Draft(((Game(white, black), Game(black, white)),))
+        return Draft(((Game(white, black), Game(*again)),))
     stage, games = state.tiebreaks[-1]
     k, n = len(state.tiebreaks) + 1, len(games) + 1
     first = Game(white, black, stage=k, match=1, number=n, tc=stage.tc)
-    second = Game(black, white, stage=k, match=1, number=n + 1, tc=stage.tc)
+    second = Game(*again, stage=k, match=1, number=n + 1, tc=stage.tc)
     return Draft(((first, second),))
 
 
