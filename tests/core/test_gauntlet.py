@@ -91,6 +91,33 @@ def test_a_match_s_colours_follow_swap_and_reverse(
     assert [(g.white, g.black) for r in t.rounds for g in r.games] == colours
 
 
+@pytest.mark.parametrize("fmt", ["single", "double"])
+@pytest.mark.parametrize("reverse", [False, True])
+def test_a_gauntlet_s_colours_follow_swap_and_reverse(fmt: str, reverse: bool) -> None:
+    """With `swap = false` the gauntlet engines have White in every game (of two gauntlet
+    engines, the higher seed), in both legs and every cycle; `reverse` turns every game's
+    colours round.  With `swap` (the default), each engine meets each opponent with both
+    colours equally often over two cycles."""
+    players = tuple(Player(f"P{i}", i) for i in range(1, 6))
+    gauntlet = {"P1", "P2"}
+
+    def played(swap: bool) -> list[Game]:
+        options = Options({"gauntlets": 2, "swap": swap, "reverse": reverse})
+        rules = Rules(system="gauntlet", system_options=options, cycles=2, format=fmt)  # type: ignore[arg-type]
+        start = Tournament(players, rules=rules)
+        t = simulate(start, rules.planned_rounds(len(players))).tournament
+        return [g for r in t.rounds for g in r.games]
+
+    games = played(swap=False)
+    assert games and len(games) == (2 if fmt == "double" else 1) * 2 * 7
+    for g in games:
+        lead = min((g.white, g.black), key=lambda n: int(n[1:]))
+        assert lead in gauntlet
+        assert (g.black if reverse else g.white) == lead, g
+    colours = Counter((g.white, g.black) for g in played(swap=True))
+    assert all(colours[(w, b)] == colours[(b, w)] for w, b in colours)
+
+
 def play(options: dict[str, Any], results: list[Result]) -> tuple[Tournament, list[Game]]:
     """A match of A (seed 1) and B fed `results` game by game; the games it asked for."""
     rules = Rules(system="match", system_options=Options(options))

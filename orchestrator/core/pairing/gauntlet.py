@@ -49,6 +49,10 @@ class GauntletOptions(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     gauntlets: Annotated[int, msgspec.Meta(ge=1, description="an integer >= 1")] = 1
     sprt: Sprt | None = None
+    #: false: the gauntlet engine has White in every game (fastchess's `-noswap`)
+    swap: bool = True
+    #: every game's colours the other way round (cutechess's and fastchess's `-reverse`)
+    reverse: bool = False
 
 
 def games_of(t: Tournament, name: str, opponent: str | None = None) -> tuple[Game, ...]:
@@ -306,10 +310,15 @@ def pair_gauntlet(t: Tournament, options: GauntletOptions) -> Draft:
     playing = {p.name for p in t.players if p.plays_in(done + 1)}
     games = []
     for white, black in gauntlet_round(len(seeded), options.gauntlets, r + 1):
+        if options.swap:  # Berger's colours, reversed every other cycle
+            flip = (cycle % 2 == 1) != options.reverse
+        else:  # the gauntlet engine (of two, the higher seed) White, always
+            white, black = min(white, black), max(white, black)
+            flip = options.reverse
         w, b = seeded[white - 1], seeded[black - 1]
         if w in playing and b in playing:
-            games.append(Game(b, w) if cycle % 2 else Game(w, b))
-    return Draft.of_games(games)
+            games.append(Game(b, w) if flip else Game(w, b))
+    return Draft.of_games(games, swap=options.swap)
 
 
 def _gauntlet_length(players: int, cycles: int, options: GauntletOptions) -> int:

@@ -54,6 +54,9 @@ class Draft(RoundNotes, frozen=True):
     the history rounds removed to pair it, ...)."""
 
     units: tuple[tuple[Game, ...], ...]
+    #: whether a double round's second leg reverses the colours (false: fastchess's
+    #: `-noswap`, where a gauntlet asks for it)
+    swap: bool = True
 
     @classmethod
     def of_games(
@@ -62,6 +65,7 @@ class Draft(RoundNotes, frozen=True):
         bye: str | None = None,
         dropped: int = 0,
         openings: tuple[int, ...] = (),
+        swap: bool = True,
     ) -> Draft:
         """A draft whose units are single games.
 
@@ -70,17 +74,19 @@ class Draft(RoundNotes, frozen=True):
         True
         """
         units = tuple((g,) for g in games)
-        return cls(units, bye=bye, dropped_rounds=dropped, openings=openings)
+        return cls(units, bye=bye, dropped_rounds=dropped, openings=openings, swap=swap)
 
     def games(self) -> tuple[Game, ...]:
         """The first leg's games, in playing order."""
         return tuple(g for unit in self.units for g in unit)
 
 
-def legs(units: Iterable[tuple[Game, ...]], fmt: Format, schedule: Schedule) -> tuple[Game, ...]:
+def legs(
+    units: Iterable[tuple[Game, ...]], fmt: Format, schedule: Schedule, swap: bool = True
+) -> tuple[Game, ...]:
     """The games of a round from its first leg: in a double round, every unit again with
-    colours reversed, after the whole first leg (`legs`) or right after it (`pairs`).  The
-    one place where double rounds are made.
+    colours reversed (the same colours without `swap`), after the whole first leg (`legs`)
+    or right after it (`pairs`).  The one place where double rounds are made.
 
     >>> units = [(Game("A", "B"),), (Game("C", "D"),)]
     >>> [(g.white, g.black) for g in legs(units, "double", "legs")]
@@ -89,11 +95,15 @@ def legs(units: Iterable[tuple[Game, ...]], fmt: Format, schedule: Schedule) -> 
     [('A', 'B'), ('B', 'A'), ('C', 'D'), ('D', 'C')]
     >>> len(legs(units, "single", "legs"))
     2
+    >>> [(g.white, g.black) for g in legs(units[:1], "double", "pairs", swap=False)]
+    [('A', 'B'), ('A', 'B')]
     """
     first = [tuple(unit) for unit in units]
     if fmt != "double":
         return tuple(g for unit in first for g in unit)
-    second = [tuple(g.reversed() for g in unit) for unit in first]
+    second = [
+        tuple(g.reversed() if swap else Game(g.white, g.black) for g in unit) for unit in first
+    ]
     if schedule == "legs":
         return tuple(g for unit in first + second for g in unit)
     return tuple(g for one, two in zip(first, second, strict=True) for g in one + two)

@@ -22,7 +22,7 @@ def pair_next(tournament: Tournament) -> Pairing:
     if lookup(rules.system_of(len(tournament.rounds) + 1)[0]).own_games:
         games = draft.games()  # the system gave every game of the round, colours and all
     else:
-        games = legs(draft.units, rules.format, rules.schedule)
+        games = legs(draft.units, rules.format, rules.schedule, draft.swap)
     notes = {f: getattr(draft, f) for f in RoundNotes.__struct_fields__}
     return Pairing(len(tournament.rounds) + 1, games, **notes)
 
