@@ -134,9 +134,9 @@ def _prepared(data: dict[str, Any]) -> dict[str, Any]:
     adjudication = out.get("adjudication")
     if isinstance(adjudication, dict):
         adjudication = dict(adjudication)
-        for rule in ("win", "draw"):
-            if adjudication.get(rule) is True:
-                del adjudication[rule]
+        for rule in ("win", "draw", "resign"):
+            if adjudication.get(rule) is True:  # the rule with its default figures
+                adjudication[rule] = {}
             elif adjudication.get(rule) is False:
                 adjudication[rule] = None
         if "tablebases" in adjudication:

@@ -113,3 +113,30 @@ def test_names_are_compared_as_they_look(tmp_path: Path) -> None:
         load(write(tmp_path, decomposed))
     config = load(write(tmp_path, composed.replace('name = "B"', 'name = "Cafe\\u0301s"')))
     assert [e.name for e in config.engines] == ["Café", "Cafés"]  # stored composed (NFC)
+
+
+@pytest.mark.parametrize(
+    ("given", "resign", "win", "tablebases"),
+    [
+        ("resign = true", (3, 6.0), (10, 10.0), None),
+        ("resign = { plies = 5, score = 4.0 }\nwin = false", (5, 4.0), None, None),
+        ('win = true\ntablebases = "tb"', None, (10, 10.0), ("tb",)),
+        ('tablebases = ["tb", "/abs/tb7"]', None, (10, 10.0), ("tb", "/abs/tb7")),
+    ],
+)
+def test_adjudication_rules_are_turned_on_and_off_and_folders_listed(
+    tmp_path: Path,
+    given: str,
+    resign: tuple[int, float] | None,
+    win: tuple[int, float] | None,
+    tablebases: tuple[str, ...] | None,
+) -> None:
+    adjudication = load(write(tmp_path, f"[adjudication]\n{given}\n{MINIMAL}")).adjudication
+    rule = adjudication.resign
+    assert (None if rule is None else (rule.plies, rule.score)) == resign
+    assert (
+        None if adjudication.win is None else (adjudication.win.plies, adjudication.win.score)
+    ) == win
+    folders = adjudication.tablebases
+    expected = None if tablebases is None else tuple(tmp_path / t for t in tablebases)
+    assert folders == expected  # relative folders are the config's; "/abs/tb7" stays
