@@ -24,7 +24,7 @@ def check(config: ConfigArg) -> None:
 
     loaded, openings = asyncio.run(validate(config, start_engines=True))
     suite = f", {len(openings)} openings" if openings else ""
-    if loaded.tournament.affinity:
+    if loaded.tournament.affinity and not loaded.remote:
         from orchestrator.core.cpus import cpu_text
         from orchestrator.core.errors import OrchestratorError
         from orchestrator.engines.affinity import cpu_plan
@@ -38,9 +38,11 @@ def check(config: ConfigArg) -> None:
         slots = "; ".join(f"{cpu_text(s.first)} | {cpu_text(s.second)}" for s in plan.slots)
         typer.echo(f"{config}: pinned cores: {slots}; spare: {cpu_text(plan.spare) or 'none'}")
     if loaded.remote:
-        warnings = asyncio.run(check_on_workers(loaded, openings))
+        warnings, pinned = asyncio.run(check_on_workers(loaded, openings))
         for line in warnings:
             typer.echo(f"warning: {line}", err=True)
+        for line in pinned:
+            typer.echo(f"{config}: {line}")
         where = f" on the workers of {loaded.tournament.executor}"
         tried = len(loaded.engines) - len(warnings)
         typer.echo(f"{config}: ok: {tried} engines started and configured{where}{suite}")

@@ -215,7 +215,8 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
     variant: Variant = "standard"
     #: engines think on the opponent's time (an engine's own `ponder` overrides it)
     ponder: bool = False
-    #: pin each running game's engines to whole cores of their own (Linux, "local" executor)
+    #: pin each running game's engines to whole cores of their own (Linux; on game hosts,
+    #: each host's own cores)
     affinity: bool = False
     #: the CPUs pinned games may use ("0-15"); None: every CPU this process may use
     cpus: str | None = None
@@ -259,10 +260,11 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
                 raise ValueError(f"cpus: {exc}") from None
             if not self.affinity:
                 raise ValueError("cpus: set affinity = true to pin games to these CPUs")
-        if self.affinity and self.executor != "local":
+        if self.cpus is not None and dask_address(self.executor) is not None:
             raise ValueError(
-                'affinity: pinned cores are built for executor = "local" only, not '
-                f"{self.executor!r}"
+                "cpus: the CPUs of this machine, where no game runs with "
+                f"executor = {self.executor!r}: a game host pins its games to the CPUs of "
+                "its worker's CPU mask, or of ORCHESTRATOR_GAME_CPUS where the worker starts"
             )
         if self.concurrency > self.concurrency_cap:
             raise ValueError(

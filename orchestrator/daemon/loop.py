@@ -715,9 +715,10 @@ class Daemon:
                     last=move.san,
                 )
 
-        async def on_start(host: str) -> None:
+        async def on_start(host: str, cpus: tuple[str, str] | None) -> None:
             await self.store.attempt_host(attempt, host)
-            log.info("game_placed", **context, attempt=attempt, host=host)
+            pinned = {} if cpus is None else {"cpus": list(cpus)}
+            log.info("game_placed", **context, attempt=attempt, host=host, **pinned)
 
         key = f"game-{slug(self.name)}-{game.id}-{attempt}"
         return await self.executor.play(

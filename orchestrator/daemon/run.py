@@ -30,7 +30,7 @@ from orchestrator.core.game.openings import Opening
 from orchestrator.core.stats.ratings import load_fit
 from orchestrator.daemon.loop import Daemon
 from orchestrator.daemon.system import KibitzProcess, WebProcess, sweep_orphans
-from orchestrator.engines.affinity import cpu_plan, pin
+from orchestrator.engines.affinity import cpu_plan, pin, pin_threads
 from orchestrator.engines.probe import from_fen, probe, probe_kibitzer
 from orchestrator.engines.slices import runner_slice
 from orchestrator.event.resume import create_or_resume
@@ -103,8 +103,11 @@ async def validate(config_path: Path, start_engines: bool) -> tuple[Config, list
 CHECK_ON_WORKERS_S = 120.0
 
 
-async def check_on_workers(config: Config, openings: list[Opening] | None) -> list[str]:
-    """Start every engine once on a game host that can run its games; the warnings."""
+async def check_on_workers(
+    config: Config, openings: list[Opening] | None
+) -> tuple[list[str], list[str]]:
+    """Start every engine once on a game host that can run its games; the warnings, and
+    with `affinity` each host's pinned cores (a `CheckFailed` for a host with too few)."""
     address = dask_address(config.tournament.executor)
     assert address is not None
     executor = DaskExecutor(address, config.tournament.executor, security(config.tournament))
@@ -121,9 +124,16 @@ async def check_on_workers(config: Config, openings: list[Opening] | None) -> li
                 f"{config.path}: [tournament] executor: no worker is connected to "
                 f"{config.tournament.executor}"
             )
-        return await asyncio.wait_for(
+        warnings = await asyncio.wait_for(
             executor.check(config, from_fen(openings or ())), CHECK_ON_WORKERS_S
         )
+        threads = pin_threads(config)
+        if threads is None:
+            return warnings, []
+        try:
+            return warnings, await executor.host_plans(config, threads)
+        except ConfigError as exc:  # as for this machine's cores: check says so, run waits
+            raise CheckFailed(str(exc)) from None
     except TimeoutError:
         raise CheckFailed(
             f"{config.path}: [tournament] executor: the workers of "

@@ -13,9 +13,21 @@ from orchestrator.config.model import Config, ConfigError
 from orchestrator.core.cpus import Core, CpuPlan, TooFewCores, cpu_list, plan_slots
 from orchestrator.engines.procfs import processes
 
-__all__ = ["SYS_CPU", "cpu_plan", "pin", "pinned", "read_cores"]
+__all__ = [
+    "GAME_CPUS_ENV",
+    "SYS_CPU",
+    "cpu_plan",
+    "host_cores",
+    "pin",
+    "pin_threads",
+    "pinned",
+    "read_cores",
+]
 
 SYS_CPU = Path("/sys/devices/system/cpu")
+#: a game host's pool of CPUs for its pinned games, set where its worker starts ("8-15");
+#: without it, every CPU of the worker's own CPU mask (`taskset`, systemd's `CPUAffinity=`)
+GAME_CPUS_ENV = "ORCHESTRATOR_GAME_CPUS"
 
 
 def read_cores(root: Path = SYS_CPU, allowed: Sequence[int] | None = None) -> list[Core]:
@@ -49,6 +61,22 @@ def read_cores(root: Path = SYS_CPU, allowed: Sequence[int] | None = None) -> li
     return sorted(Core(node, group) for group, node in cores.items())
 
 
+def host_cores(root: Path = SYS_CPU, allowed: Sequence[int] | None = None) -> list[Core]:
+    """The cores a game host announces for its pinned games: those of its own `/sys` and
+    CPU mask (`read_cores`), narrowed to `ORCHESTRATOR_GAME_CPUS` when that is set.  A
+    ValueError naming the variable when its value is not a CPU list."""
+    cores = read_cores(root, allowed)
+    pool = os.environ.get(GAME_CPUS_ENV, "").strip()
+    if not pool:
+        return cores
+    try:
+        wanted = set(cpu_list(pool))
+    except ValueError as exc:
+        raise ValueError(f"{GAME_CPUS_ENV}: {exc}") from None
+    kept = (Core(c.node, tuple(cpu for cpu in c.cpus if cpu in wanted)) for c in cores)
+    return [c for c in kept if c.cpus]
+
+
 def pin(pid: int, cpus: Sequence[int]) -> None:
     """Move every thread of process `pid`, and of every process of the process group it
     leads (an engine's: a wrapper script's children started before the pin), to `cpus`
@@ -79,14 +107,23 @@ def _threads(value: object) -> int:
         return 1
 
 
-def cpu_plan(config: Config, root: Path = SYS_CPU) -> CpuPlan | None:
-    """The pinned cores of `config`'s games on this host (None without `affinity`): a slot
-    per game at once (`concurrency`), each engine enough whole cores for the largest
-    `Threads` option of the field.  A `ConfigError` when the host has too few cores."""
-    section = config.tournament
-    if not section.affinity:
+def pin_threads(config: Config) -> int | None:
+    """The CPUs each engine of a pinned game needs (the field's largest `Threads` option),
+    or None without `affinity`."""
+    if not config.tournament.affinity:
         return None
-    threads = max(_threads(e.options.get("Threads", 1)) for e in config.engines)
+    return max(_threads(e.options.get("Threads", 1)) for e in config.engines)
+
+
+def cpu_plan(config: Config, root: Path = SYS_CPU) -> CpuPlan | None:
+    """The pinned cores of `config`'s games on this machine (None without `affinity`, or
+    when its games run on game hosts, which plan their own: `executor/worker.py`): a slot
+    per game at once (`concurrency`), each engine enough whole cores for the largest
+    `Threads` option of the field.  A `ConfigError` when the machine has too few cores."""
+    section = config.tournament
+    threads = pin_threads(config)
+    if threads is None or config.remote:
+        return None
     pool = cpu_list(section.cpus) if section.cpus else None
     try:
         return plan_slots(read_cores(root), section.concurrency, threads, pool)

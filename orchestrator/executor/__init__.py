@@ -12,7 +12,7 @@ barrier whatever runs its games.
 from __future__ import annotations
 
 from orchestrator.config.model import Config, dask_address
-from orchestrator.engines.affinity import cpu_plan
+from orchestrator.engines.affinity import cpu_plan, pin_threads
 from orchestrator.executor.base import Executor, HostFault, OnStart
 from orchestrator.executor.cluster import DaskExecutor, security
 from orchestrator.executor.local import LocalExecutor
@@ -30,15 +30,17 @@ def make_executor(config: Config) -> Executor:
     section = config.tournament
     address = dask_address(section.executor)
     if address is not None:
-        return DaskExecutor(address, section.executor, security(section))
+        return DaskExecutor(address, section.executor, security(section), pin_threads(config))
+    plan = cpu_plan(config)
     if section.executor == "processes":
         beside = section.database.with_name
         return LocalProcesses(
             section.concurrency,
             beside(section.database.name + ".dask.log"),
             beside(section.database.name + ".dask"),
+            plan,
+            pin_threads(config),
         )
-    plan = cpu_plan(config)
     return LocalExecutor(plan.slots if plan is not None else ())
 
 

@@ -8,8 +8,9 @@ from typing import Protocol
 from orchestrator.core.game.record import GameRecord
 from orchestrator.game.game import GameSpec, OnLog, OnMove
 
-#: called once a game runs on its host, with the host's name
-OnStart = Callable[[str], Awaitable[None]]
+#: called once a game runs on its host, with the host's name and, for pinned cores, the CPUs
+#: of White's engine and of Black's there (as Linux lists them)
+OnStart = Callable[[str, tuple[str, str] | None], Awaitable[None]]
 
 
 class HostFault(Exception):

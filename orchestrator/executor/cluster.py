@@ -21,6 +21,7 @@ attempt with `HostFault`; the daemon aborts it and plays the game again as a new
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 import uuid
 from collections.abc import Awaitable
@@ -32,11 +33,18 @@ from distributed import Client, Future
 from distributed.client import FutureCancelledError
 from distributed.security import Security
 
-from orchestrator.config.model import Config, EngineConfig, TournamentConfig
+from orchestrator.config.model import Config, ConfigError, EngineConfig, TournamentConfig
+from orchestrator.core.cpus import Core, TooFewCores, cpu_text, plan_slots
 from orchestrator.core.errors import DaemonFault
 from orchestrator.core.game.record import GameRecord
 from orchestrator.executor.base import HostFault, OnStart
-from orchestrator.executor.worker import check_engine, check_kibitzer, move_from_wire, run_game
+from orchestrator.executor.worker import (
+    announce,
+    check_engine,
+    check_kibitzer,
+    move_from_wire,
+    run_game,
+)
 from orchestrator.game.game import GameSpec, OnLog, OnMove
 
 log = structlog.get_logger()
@@ -122,10 +130,18 @@ async def _identity(client: Client) -> dict[str, Any]:
 class DaskExecutor:
     """Games as tasks on the workers of the Dask scheduler at `address`."""
 
-    def __init__(self, address: str, label: str, security: Security | None = None) -> None:
+    def __init__(
+        self,
+        address: str,
+        label: str,
+        security: Security | None = None,
+        pin_threads: int | None = None,
+    ) -> None:
         self.address = address
         self.label = label
         self.security = security
+        #: pinned cores (`affinity`): the CPUs each engine needs, planned by each host
+        self.pin_threads = pin_threads
         self.client: Client | None = None
         self.workers: dict[str, dict[str, Any]] = {}  # address: name, resources
         self.workers_read = 0.0  # monotonic time of the last read of `workers`
@@ -228,6 +244,8 @@ class DaskExecutor:
         client = self.client
         assert client is not None
         need = resources(spec.white, spec.black)
+        if self.pin_threads is not None:
+            spec = dataclasses.replace(spec, pin_threads=self.pin_threads)
         future: Future[tuple[GameRecord, str]] = client.submit(
             run_game, spec, self.topic, key=key, resources=need, pure=False, retries=0
         )
@@ -278,6 +296,33 @@ class DaskExecutor:
             for future in futures:
                 future.release()
         return warnings
+
+    async def host_plans(self, config: Config, threads: int) -> list[str]:
+        """`orchestrator check` with pinned cores: each connected host's slots, planned over
+        the cores it announces (`worker.announce`) for as many games as its `game` resource,
+        a line each; a `ConfigError` naming the first host whose cores cannot hold them."""
+        assert self.client is not None
+        client: Any = self.client
+        try:
+            announced: dict[str, list[tuple[int, list[int]]]] = await client.run(announce)
+        except ValueError as exc:  # a host's ORCHESTRATOR_GAME_CPUS
+            raise ConfigError(f"{config.path}: [tournament] affinity: a game host: {exc}") from None
+        lines = []
+        for address, info in sorted(self.workers.items(), key=lambda w: str(w[1].get("name"))):
+            name = str(info.get("name", address))
+            games = max(1, int(info.get("resources", {}).get("game", 1)))
+            cores = [Core(node, tuple(cpus)) for node, cpus in announced.get(address, [])]
+            try:
+                plan = plan_slots(cores, games, threads)
+            except TooFewCores as exc:
+                raise ConfigError(
+                    f"{config.path}: [tournament] affinity: game host {name}: {exc} (give it "
+                    "fewer game slots, or more CPUs)"
+                ) from None
+            slots = "; ".join(f"{cpu_text(s.first)} | {cpu_text(s.second)}" for s in plan.slots)
+            lines.append(f"game host {name}: pinned cores: {slots}; spare: "
+                         f"{cpu_text(plan.spare) or 'none'}")  # fmt: skip
+        return lines
 
     async def close(self) -> None:
         if self._watch is not None:
@@ -365,7 +410,9 @@ class _Follow:
             if self.run_id is None:
                 self.run_id, self.host = run, str(message.get("host"))
                 self.address, self.started = str(message.get("at")), time.monotonic()
-                self.starting = asyncio.ensure_future(self.on_start(self.host))
+                cpus = message.get("cpus")
+                pinned = (str(cpus[0]), str(cpus[1])) if cpus else None
+                self.starting = asyncio.ensure_future(self.on_start(self.host, pinned))
             elif run != self.run_id and not self.lost.done():  # Dask started it again
                 self.lost.set_result(
                     HostFault(

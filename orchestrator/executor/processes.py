@@ -4,6 +4,10 @@ It is started with Dask's own command line, exactly as on game hosts (`dask sche
 `dask worker`), so that one code path serves both.  The scheduler listens on 127.0.0.1
 only, and every process gets the parent-death signal: when the daemon dies, even by
 SIGKILL, the kernel ends the scheduler and the workers, and with them the engines.
+
+With pinned cores, the daemon's plan of this machine is shared out: each worker gets its
+games' slots as its `ORCHESTRATOR_GAME_CPUS` (which it plans again, as any game host does)
+and, as its CPU mask, those and the spare CPUs.
 """
 
 from __future__ import annotations
@@ -21,7 +25,9 @@ from typing import Any
 
 import structlog
 
+from orchestrator.core.cpus import CpuPlan, cpu_text
 from orchestrator.engines.adapter import die_with_parent
+from orchestrator.engines.affinity import GAME_CPUS_ENV
 from orchestrator.executor.cluster import DaskExecutor
 
 log = structlog.get_logger()
@@ -66,25 +72,45 @@ class LocalProcesses(DaskExecutor):
     """Worker processes for `slots` games at once (one per core, `worker_slots`), beside a
     scheduler on 127.0.0.1.  Each worker plays its games on one event loop of its own."""
 
-    def __init__(self, slots: int, log_file: Path, folder: Path) -> None:
-        super().__init__("", "processes")
+    def __init__(
+        self,
+        slots: int,
+        log_file: Path,
+        folder: Path,
+        plan: CpuPlan | None = None,
+        pin_threads: int | None = None,
+    ) -> None:
+        super().__init__("", "processes", pin_threads=pin_threads)
         self.slots = slots
+        self.plan = plan  # pinned cores: this machine's slots, shared out among the workers
         self.log_file = log_file
         #: the cluster's working folder (its scheduler file): beside the database, so that a
         #: daemon killed with SIGKILL leaves no folder behind that the next one does not clear
         self.folder = folder
         self.processes: list[subprocess.Popen[bytes]] = []
 
-    def _spawn(self, *args: str) -> None:
+    def _spawn(
+        self, *args: str, cpus: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    ) -> None:
+        """Start `dask ARGS`; `cpus`: a worker's games' CPUs and the CPUs it may run on."""
+
+        def prepare() -> None:
+            die_with_parent()
+            if cpus is not None:
+                os.sched_setaffinity(0, cpus[1])
+
+        env = os.environ | DASK_ENV
+        if cpus is not None:
+            env[GAME_CPUS_ENV] = cpu_text(cpus[0])
         with self.log_file.open("ab") as out:
             process = subprocess.Popen(
                 dask_command(*args),
                 stdin=subprocess.DEVNULL,
                 stdout=out,
                 stderr=out,
-                preexec_fn=die_with_parent,  # noqa: PLW1509 - the death signal must be set there
+                preexec_fn=prepare,  # noqa: PLW1509 - the death signal must be set there
                 cwd=self.folder,
-                env=os.environ | DASK_ENV,
+                env=env,
             )
         HELPER_PIDS.add(process.pid)
         self.processes.append(process)
@@ -102,8 +128,14 @@ class LocalProcesses(DaskExecutor):
         )  # fmt: skip
         host = socket.gethostname()
         workers = worker_slots(self.slots, os.cpu_count() or 1)
+        first = 0
         for number, games in enumerate(workers, 1):
             await asyncio.sleep(0)  # a stop asked for meanwhile is seen (`Daemon.request_stop`)
+            cpus = None
+            if self.plan is not None:  # this worker's slots, and the spare CPUs beside them
+                mine = tuple(c for s in self.plan.slots[first : first + games] for c in s.cpus)
+                cpus = (mine, tuple(sorted(mine + self.plan.spare)))
+            first += games
             self._spawn(
                 "worker",
                 "--scheduler-file", str(scheduler_file),
@@ -113,6 +145,7 @@ class LocalProcesses(DaskExecutor):
                 "--no-nanny",
                 "--no-dashboard",
                 "--name", f"{host}/worker-{number}",
+                cpus=cpus,
             )  # fmt: skip
         deadline = asyncio.get_running_loop().time() + START_S
         while not scheduler_file.is_file() or not scheduler_file.stat().st_size:

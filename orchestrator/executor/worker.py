@@ -10,13 +10,21 @@ together, every `SEND_EVERY_S` (`_Outbox`), a game's last ones before its result
 log's last chunk are the task's result.  The task watches its own key: once the daemon no
 longer wants the game (it aborted the attempt, lost the scheduler, or died), the game is
 cancelled and its engines are killed at once.
+
+Pinned cores (`affinity = true`) are planned here, by the host, with the daemon's own
+`plan_slots`: over the cores the host announces (`host_cores`: its `/sys`, its worker's CPU
+mask, `ORCHESTRATOR_GAME_CPUS`), a slot for each game its `game` resource lets it play at
+once.  Only the host knows which of its slots are free when Dask hands it a game; the worker's
+own threads move to the CPUs no slot uses.
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 import threading
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -26,7 +34,10 @@ from distributed import get_worker
 from distributed.worker import Worker
 
 from orchestrator.config.model import Config, ConfigError, EngineConfig, KibitzerConfig
+from orchestrator.core.cpus import Slot, TooFewCores, cpu_text, plan_slots
+from orchestrator.core.errors import DaemonFault
 from orchestrator.core.game.record import Cp, GameRecord, Mate, MoveRecord
+from orchestrator.engines.affinity import host_cores, pin
 from orchestrator.engines.pool import EnginePool
 from orchestrator.engines.probe import probe, probe_kibitzer
 from orchestrator.engines.slices import runner_slice
@@ -41,6 +52,9 @@ WANTED = frozenset({"executing", "long-running"})
 #: how long a game host gathers its games' moves before it sends them together (one event
 #: of the daemon's topic for all of them: the daemon's cost per move, not per message)
 SEND_EVERY_S = 0.05
+#: how long a pinned game waits for a slot of its host's cores (one whose game was cancelled
+#: may still be ending) before the host gives up on it
+SLOT_WAIT_S = 30.0
 
 
 def move_to_wire(move: MoveRecord) -> dict[str, Any]:
@@ -181,7 +195,64 @@ class _Games:
             self.loop.create_task(self.pool.close())
 
 
+def host_games(worker: Worker) -> int:
+    """How many games this worker plays at once: its `game` resource."""
+    return max(1, int(worker.state.total_resources.get("game", 1)))
+
+
+def announce() -> list[tuple[int, list[int]]]:
+    """The cores this host announces for pinned games, as (NUMA node, CPUs) pairs: run on
+    each worker by `orchestrator check` (`Client.run`)."""
+    return [(c.node, list(c.cpus)) for c in host_cores(allowed=_cores.mask or None)]
+
+
+class _Cores:
+    """This host's slots of pinned cores: planned on the first pinned game (again for one
+    whose engines need more CPUs, once no slot is taken), taken by each game for its length."""
+
+    def __init__(self) -> None:
+        self.changed = threading.Condition()
+        self.threads = 0  # the CPUs per engine of the plan; 0: no plan yet
+        self.mask: list[int] = []  # the worker's CPU mask before it moved to the spare CPUs
+        self.free: list[Slot] = []
+        self.taken = 0
+
+    def take(self, games: int, threads: int, host: str) -> Slot:
+        """A free slot for a game of `threads`-CPU engines (waiting `SLOT_WAIT_S` at most);
+        a `DaemonFault` naming the host when its cores cannot hold its games."""
+        deadline = time.monotonic() + SLOT_WAIT_S
+        with self.changed:
+            while True:
+                if threads > self.threads and not self.taken:
+                    self._plan(games, threads, host)
+                if threads <= self.threads and self.free:
+                    self.taken += 1
+                    return self.free.pop(0)
+                left = deadline - time.monotonic()
+                if left <= 0 or not self.changed.wait(left):
+                    raise DaemonFault(f"game host {host}: no slot of pinned cores came free")
+
+    def give_back(self, slot: Slot) -> None:
+        with self.changed:
+            self.taken -= 1
+            self.free.append(slot)
+            self.changed.notify_all()
+
+    def _plan(self, games: int, threads: int, host: str) -> None:
+        self.mask = self.mask or sorted(os.sched_getaffinity(0))
+        try:
+            plan = plan_slots(host_cores(allowed=self.mask), games, threads)
+        except (TooFewCores, ValueError) as exc:
+            raise DaemonFault(f"game host {host}: pinned cores: {exc}") from None
+        self.threads, self.free = threads, list(plan.slots)
+        used = {cpu for slot in plan.slots for cpu in slot.cpus}
+        spare = sorted(set(self.mask) - used)
+        if spare:  # the worker's own threads keep off the engines' cores
+            pin(os.getpid(), spare)
+
+
 _games: _Games | None = None
+_cores = _Cores()
 _games_lock = threading.Lock()
 
 
@@ -201,7 +272,25 @@ def run_game(spec: GameSpec, topic: str) -> tuple[GameRecord, str]:
     key = worker.get_current_task()
     host = host_name(worker)
     run = uuid.uuid4().hex  # a rerun of this task by Dask is told apart from this one
-    start = {"kind": "start", "key": key, "run": run, "host": host, "at": worker.address}
+    start: dict[str, Any] = {
+        "kind": "start", "key": key, "run": run, "host": host, "at": worker.address,
+    }  # fmt: skip
+    slot = None
+    if spec.pin_threads is not None:
+        slot = _cores.take(host_games(worker), spec.pin_threads, host)
+        spec = dataclasses.replace(spec, cpus=(slot.first, slot.second))
+        start["cpus"] = [cpu_text(slot.first), cpu_text(slot.second)]
+    try:
+        return _run_game(worker, spec, topic, key, run, host, start)
+    finally:
+        if slot is not None:
+            _cores.give_back(slot)
+
+
+def _run_game(
+    worker: Worker, spec: GameSpec, topic: str, key: Any, run: str, host: str,
+    start: dict[str, Any],
+) -> tuple[GameRecord, str]:  # fmt: skip
     worker.log_event(topic, {"events": [start]})
     log: list[str] = []  # the engines' log since the last move sent
     games = _this_host()

@@ -66,6 +66,8 @@ class GameSpec:
     ponder: bool = False
     #: pinned cores (`affinity`): the CPUs of White's engine and of Black's, every thread
     cpus: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    #: pinned cores on a game host: the CPUs each engine needs; the host gives `cpus`
+    pin_threads: int | None = None
     #: how its PGN is written, where a game host writes it (`executor/worker.py`)
     pgn: PgnSpec | None = None
 

@@ -27,6 +27,7 @@ from orchestrator.engines.affinity import pin, pinned, read_cores
 from orchestrator.game.game import GameSpec, play_game
 from tests.support.daemon import event_config, run_daemon
 from tests.support.paths import SCRIPTED
+from tests.support.processes import engine_pids
 
 LINUX = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="Linux only")
 
@@ -95,21 +96,6 @@ def test_pin_moves_every_thread_of_a_process() -> None:
         child.kill()
         child.wait()
     pin(child.pid, cpus)  # gone: left alone, no error
-
-
-def engine_pids(tag: Path) -> dict[str, int]:
-    """The scripted engines of the event tagged `tag`, by their --name."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            words = (entry / "cmdline").read_bytes().decode().split("\0")
-        except OSError:
-            continue
-        if str(tag) in words and "--name" in words:
-            found[words[words.index("--name") + 1]] = int(entry.name)
-    return found
 
 
 @LINUX

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from tests.support.processes import free_port
@@ -27,10 +29,16 @@ class Cluster:
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.tls: list[str] = []
 
-    def _spawn(self, name: str, *args: str) -> None:
+    def _spawn(self, name: str, *args: str, cpus: Sequence[int] | None = None) -> None:
         out = (self.folder / f"{name}.log").open("wb")
+        mask = None if cpus is None else tuple(cpus)
         self.processes[name] = subprocess.Popen(
-            [*DASK, *args], stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            [*DASK, *args],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            # a game host's CPU mask, as `taskset -c` gives it
+            preexec_fn=None if mask is None else (lambda: os.sched_setaffinity(0, mask)),  # noqa: PLW1509
         )
         out.close()
 
@@ -40,10 +48,14 @@ class Cluster:
             "--no-dashboard", *self.tls,
         )  # fmt: skip
 
-    def worker(self, name: str, resources: str = "game=1") -> None:
+    def worker(
+        self, name: str, resources: str = "game=1", cpus: Sequence[int] | None = None
+    ) -> None:
+        """A worker named `name` with `resources`, on the CPUs `cpus` (its CPU mask)."""
         self._spawn(
             name, "worker", self.address, "--host", "127.0.0.1", "--nthreads", "1",
             "--resources", resources, "--name", name, "--no-nanny", "--no-dashboard", *self.tls,
+            cpus=cpus,
         )  # fmt: skip
 
     def wait_for(self, names: set[str]) -> None:

@@ -86,3 +86,19 @@ def wait_for(predicate: object, timeout: float = 60) -> None:
             return
         time.sleep(0.05)
     raise AssertionError("timed out")
+
+
+def engine_pids(tag: Path, *, unique: bool = False) -> dict[str, int]:
+    """The scripted engines of the event tagged `tag`, by their --name (`unique`: only the
+    names of one process now, not one whose previous game's process is still ending)."""
+    found: dict[str, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            words = (entry / "cmdline").read_bytes().decode().split("\0")
+        except OSError:
+            continue
+        if str(tag) in words and "--name" in words:
+            found.setdefault(words[words.index("--name") + 1], []).append(int(entry.name))
+    return {name: pids[-1] for name, pids in found.items() if not unique or len(pids) == 1}
