@@ -98,6 +98,7 @@ def play(
         adjudication=config.adjudication,
         timemargin_ms=config.tournament.timemargin_ms,
         ponder=config.tournament.ponder,
+        own_tc=tc is None,  # --tc: both sides' time control
     )
     pgn = asyncio.run(_play(config, spec))
     if output:

@@ -130,7 +130,7 @@ def _prepared(data: dict[str, Any]) -> dict[str, Any]:
             raise SchemaError(("tournament",), "unknown key 'phases'", unknown="phases")
         if isinstance(tournament.get("system"), list):
             tournament["phases"] = tournament.pop("system")
-        out["tournament"] = _no_empty_paths(tournament, _PATHS["tournament"])
+        out["tournament"] = _periods(_no_empty_paths(tournament, _PATHS["tournament"]))
     adjudication = out.get("adjudication")
     if isinstance(adjudication, dict):
         adjudication = dict(adjudication)
@@ -151,10 +151,18 @@ def _prepared(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _periods(table: dict[str, Any]) -> dict[str, Any]:
+    """A `tc` given as a TOML list of periods, as one text ("40/7200, 900+30")."""
+    tc = table.get("tc")
+    if isinstance(tc, list) and tc and all(isinstance(p, str) for p in tc):
+        return table | {"tc": ", ".join(tc)}
+    return table
+
+
 def _engine(raw: Any) -> Any:
     if not isinstance(raw, dict):
         return raw
-    engine = _no_empty_paths(dict(raw), _PATHS["engine"])
+    engine = _periods(_no_empty_paths(dict(raw), _PATHS["engine"]))
     command = engine.get("command")
     if isinstance(command, str):
         with contextlib.suppress(ValueError):  # unbalanced quotes: the schema says what it is
@@ -309,6 +317,13 @@ def _check_event(config: Config) -> None:
         section.check_field(entrants)
     except StateError as exc:
         raise ConfigError(f"{path}: [tournament] {exc}") from None
+    for e in config.engines:
+        if e.own_tc(section.tc).kind == "inf" and e.nodes is None and e.depth is None:
+            where = "its" if e.tc is not None else "the event's"
+            raise ConfigError(
+                f'{path}: [[engine]] "{e.name}": {where} tc = "inf" (no clock) needs a cap on '
+                "each search: nodes = N or depth = N"
+            )
     if section.book is not None and section.variant != "standard":
         raise ConfigError(
             f"{path}: [tournament] book: a Polyglot book is for standard chess, and the "

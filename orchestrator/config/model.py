@@ -107,6 +107,21 @@ class EngineSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     ] = msgspec.field(default_factory=dict)
     #: think on the opponent's time; None: as `[tournament]`'s `ponder` says
     ponder: bool | None = None
+    #: its own time control and margin (time odds); None: `[tournament]`'s
+    tc: TimeControl | None = None
+    timemargin_ms: Milliseconds | None = msgspec.field(default=None, name="timemargin")
+    #: a cap on each of its searches, with its clock or without one (`tc = "inf"`)
+    nodes: Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)] | None = None
+    depth: Annotated[int, msgspec.Meta(ge=1, le=1000)] | None = None
+
+    def own_tc(self, event: TimeControl) -> TimeControl:
+        """Its time control in an event of time control `event`: its own, else the event's.
+
+        >>> sf = EngineConfig(name="SF", command=("sf",), tc=TimeControl.parse("30+0.3"))
+        >>> str(sf.own_tc(TimeControl.parse("60+0.6")))
+        '30+0.3'
+        """
+        return event if self.tc is None else self.tc
 
 
 def _check_requires(requires: dict[str, float]) -> None:
@@ -157,7 +172,14 @@ class EngineConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_fie
     def settings(self) -> EngineSettings:
         """What its games depend on, as stored with the event."""
         return EngineSettings(
-            command=self.command, protocol=self.protocol, options=self.options, ponder=self.ponder
+            command=self.command,
+            protocol=self.protocol,
+            options=self.options,
+            ponder=self.ponder,
+            tc=self.tc,
+            timemargin_ms=self.timemargin_ms,
+            nodes=self.nodes,
+            depth=self.depth,
         )
 
 
@@ -182,6 +204,13 @@ class KibitzerConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_f
             raise ValueError("command: expected a command line (string or list of strings)")
         if self.ponder is not None:
             raise ValueError("ponder: a kibitzer analyses without a clock; it does not ponder")
+        for key in ("tc", "timemargin_ms", "nodes", "depth"):
+            if getattr(self, key) is not None:
+                shown = key.removesuffix("_ms")
+                raise ValueError(
+                    f"{shown}: a kibitzer analyses without a clock or a limit; {shown} is a "
+                    "player's key"
+                )
         _check_requires(self.requires)
 
     def engine(self) -> EngineConfig:

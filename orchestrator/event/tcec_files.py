@@ -127,8 +127,12 @@ def engine_options(options: Mapping[str, OptionValue]) -> list[EngineOption]:
     return [{"Name": name, "Value": value} for name, value in options.items()]
 
 
-def live_headers(name: str, tc: str, game: GameRow, site: str, started: datetime) -> dict[str, str]:
-    """The PGN tags of a game being played, as `live.json` and `live.pgn` give them.
+def live_headers(
+    name: str, tc: str, game: GameRow, site: str, started: datetime, black_tc: str | None = None
+) -> dict[str, str]:
+    """The PGN tags of a game being played, as `live.json` and `live.pgn` give them: `tc`
+    both sides' time control, or White's where Black has its own (`black_tc`, time odds:
+    then no TimeControl tag, as in the game's PGN).
 
     >>> from datetime import UTC
     >>> from orchestrator.event.sample import sample_view
@@ -148,9 +152,11 @@ def live_headers(name: str, tc: str, game: GameRow, site: str, started: datetime
         "Result": "*",
         "TimeControl": tc,
         "WhiteTimeControl": tc,
-        "BlackTimeControl": tc,
+        "BlackTimeControl": black_tc or tc,
         "GameStartTime": started.isoformat(timespec="seconds"),
     }
+    if black_tc is not None and black_tc != tc:
+        del headers["TimeControl"]
     opening = game.opening
     if opening is not None:
         headers |= opening_tags(opening.name, opening.variation, opening.eco)

@@ -70,6 +70,32 @@ class GameSpec:
     pin_threads: int | None = None
     #: how its PGN is written, where a game host writes it (`executor/worker.py`)
     pgn: PgnSpec | None = None
+    #: the engines' own `tc` apply (not in a game of a time control of its own: a tiebreak)
+    own_tc: bool = True
+
+    def engine(self, colour: chess.Color) -> EngineConfig:
+        return self.white if colour == chess.WHITE else self.black
+
+    def tc_of(self, colour: chess.Color) -> TimeControl:
+        """`colour`'s time control: its engine's own (time odds), else the game's."""
+        return self.engine(colour).own_tc(self.tc) if self.own_tc else self.tc
+
+    def margin_of(self, colour: chess.Color) -> int:
+        """`colour`'s time margin (ms): its engine's own `timemargin`, else the game's."""
+        own = self.engine(colour).timemargin_ms
+        return self.timemargin_ms if own is None else own
+
+    def tc_text(self) -> str:
+        """The game's time control as the log says it: one, or White's / Black's.
+
+        >>> from orchestrator.config.model import EngineConfig
+        >>> fast = EngineConfig(name="A", command=("a",), tc=TimeControl.parse("30+0.3"))
+        >>> slow = EngineConfig(name="B", command=("b",))
+        >>> GameSpec(fast, slow, TimeControl.parse("60+0.6")).tc_text()
+        '30+0.3 / 60+0.6'
+        """
+        white, black = self.tc_of(chess.WHITE), self.tc_of(chess.BLACK)
+        return str(white) if white == black else f"{white} / {black}"
 
     def ponders(self, colour: chess.Color) -> bool:
         """Whether `colour`'s engine ponders: its own `ponder`, else the game's."""
@@ -193,7 +219,7 @@ class _Game:
         self.opening = spec.opening or START
         self.board = self.opening.after_book()  # the book moves are on its move stack
         self.moves: list[MoveRecord] = []
-        self.clocks = {c: Clock.start(spec.tc) for c in chess.COLORS}
+        self.clocks = {c: Clock.start(spec.tc_of(c)) for c in chess.COLORS}
         self.adjudicator = Adjudicator(spec.adjudication)
         self.engines: dict[chess.Color, Engine] = {}
         self.tablebase: chess.syzygy.Tablebase | None = None
@@ -216,7 +242,8 @@ class _Game:
             start = self.spec.opening.name if self.spec.opening else "the starting position"
             self.journal.note(
                 f"{self.spec.white.name} (White) - {self.spec.black.name} (Black), "
-                f"{self.spec.tc}, from {start}, started {started.isoformat(timespec='seconds')}"
+                f"{self.spec.tc_text()}, from {start}, started "
+                f"{started.isoformat(timespec='seconds')}"
             )
         try:
             try:
@@ -249,7 +276,12 @@ class _Game:
             moves=tuple(self.moves),
             started_at=started,
             ended_at=_now(),
-            time_control=str(self.spec.tc),
+            time_control=str(self.spec.tc_of(chess.WHITE)),
+            black_time_control=(
+                str(black)
+                if (black := self.spec.tc_of(chess.BLACK)) != self.spec.tc_of(chess.WHITE)
+                else None
+            ),
             start_fen=self.opening.fen,
             chess960=self.opening.chess960,
             opening=self.opening.name if self.spec.opening else None,
@@ -349,23 +381,39 @@ class _Game:
         )
 
     def _limit(self, colour: chess.Color) -> tuple[chess.engine.Limit, float]:
-        """The search limit for the side to move and the deadline (s) for its answer."""
-        tc, margin = self.spec.tc, self.spec.timemargin_ms / 1000
-        grace = self.config(colour).move_grace_ms / 1000
+        """The search limit for the side to move and the deadline (s) for its answer: its
+        own time control, each side's clock that has one (`wtime`, `btime`, each side's
+        increment of its period), and its engine's own node or depth cap."""
+        spec, config = self.spec, self.config(colour)
+        tc, margin = spec.tc_of(colour), spec.margin_of(colour) / 1000
+        grace = config.move_grace_ms / 1000
+        caps = {"nodes": config.nodes, "depth": config.depth}
         if tc.kind == "movetime":
-            return chess.engine.Limit(time=tc.limit / 1000), tc.limit / 1000 + margin + grace
-        if tc.kind == "nodes":
-            return chess.engine.Limit(nodes=tc.limit), UNTIMED_DEADLINE_S + grace
-        if tc.kind == "depth":
-            return chess.engine.Limit(depth=tc.limit), UNTIMED_DEADLINE_S + grace
-        white, black = self.clocks[chess.WHITE], self.clocks[chess.BLACK]
+            limit = chess.engine.Limit(time=tc.limit / 1000, **caps)
+            return limit, tc.limit / 1000 + margin + grace
+        if tc.kind != "clock":  # nodes=, depth= or inf: no clock
+            if tc.kind == "nodes":
+                caps["nodes"] = tc.limit
+            elif tc.kind == "depth":
+                caps["depth"] = tc.limit
+            return chess.engine.Limit(**caps), UNTIMED_DEADLINE_S + grace
+        told: dict[chess.Color, tuple[float | None, float | None]] = {}
+        for side in chess.COLORS:
+            own = spec.tc_of(side)
+            if own.kind == "clock":
+                clock = self.clocks[side]
+                period = own.periods[min(clock.period, len(own.periods) - 1)]
+                told[side] = (clock.told_ms() / 1000, period.inc_ms / 1000)
+            else:
+                told[side] = (None, None)
         mine = self.clocks[colour]
         limit = chess.engine.Limit(
-            white_clock=white.told_ms() / 1000,
-            black_clock=black.told_ms() / 1000,
-            white_inc=tc.inc_ms / 1000,
-            black_inc=tc.inc_ms / 1000,
+            white_clock=told[chess.WHITE][0],
+            black_clock=told[chess.BLACK][0],
+            white_inc=told[chess.WHITE][1],
+            black_inc=told[chess.BLACK][1],
             remaining_moves=mine.moves_to_go or None,
+            **caps,
         )
         return limit, mine.remaining_ms / 1000 + margin + grace
 
@@ -479,7 +527,7 @@ class _Game:
     def _charge(self, colour: chess.Color, used_ms: int, name: str) -> int | None:
         """Charge the move's time: a loss on time when it took longer than the time left
         plus the margin; otherwise the clock after the move (`Clock.after_move`)."""
-        tc, margin = self.spec.tc, self.spec.timemargin_ms
+        tc, margin = self.spec.tc_of(colour), self.spec.margin_of(colour)
         if tc.kind == "movetime":
             if used_ms > tc.limit + margin:
                 raise self._fault_time(

@@ -81,6 +81,17 @@ class PgnSpec:
         )
 
 
+def side_tc(text: str) -> str:
+    """A side's time control as TCEC's WhiteTimeControl and BlackTimeControl tags give it:
+    a clock as the PGN standard writes it, any other control as the config does.
+
+    >>> side_tc("40/7200, 900+30"), side_tc("nodes=1000"), side_tc("60+1")
+    ('40/7200:900+30', 'nodes=1000', '60+1')
+    """
+    tc = TimeControl.parse(text)
+    return tc.pgn_tag() if tc.kind == "clock" else str(tc)
+
+
 def to_pgn(
     record: GameRecord,
     *,
@@ -136,7 +147,11 @@ def to_pgn(
     h["Black"] = record.black
     h["Result"] = record.result
     h.update(tags or {})
-    h["TimeControl"] = TimeControl.parse(record.time_control).pgn_tag()
+    white_tc = black_tc = side_tc(record.time_control)
+    if record.black_time_control is None:
+        h["TimeControl"] = TimeControl.parse(record.time_control).pgn_tag()
+    else:  # time odds: each side's own, as cutechess and fastchess write them
+        black_tc = side_tc(record.black_time_control)
     h["Termination"] = record.termination
     h["PlyCount"] = str(record.plies)
     h["GameStartTime"] = record.started_at.isoformat(timespec="seconds")
@@ -145,7 +160,7 @@ def to_pgn(
         h["TerminationDetails"] = details or record.details
     h["GameDuration"] = hms((record.ended_at - record.started_at).total_seconds())
     h["RMobilityResult"] = record.rmobility_result()
-    h["WhiteTimeControl"] = h["BlackTimeControl"] = record.time_control
+    h["WhiteTimeControl"], h["BlackTimeControl"] = white_tc, black_tc
     if record.host:
         h["GameHost"] = record.host
     h.update(opening_tags(record.opening, record.variation, record.eco))

@@ -97,7 +97,9 @@ def test_the_stored_form_round_trips_and_keeps_the_old_keys() -> None:
         "tb_ignore50": False,
     }
     nothing_lost["engines"] = {
-        name: engine | {"ponder": None} for name, engine in STORED_BY_0_1["engines"].items()
+        name: engine
+        | {"ponder": None, "tc": None, "timemargin": None, "nodes": None, "depth": None}
+        for name, engine in STORED_BY_0_1["engines"].items()
     }
     assert json.loads(old.to_json()) == nothing_lost  # nothing renamed or lost
     newer = dict(STORED_BY_0_1, some_future_key=1)

@@ -1,7 +1,10 @@
 """cutechess-style time controls and the chess clock, as pure data and functions.
 
 Forms: ``base+inc`` (seconds, ``M:SS`` allowed for the base), ``moves/base+inc`` (repeating
-sessions of `moves` moves), ``st=N`` (fixed seconds per move), ``nodes=N`` and ``depth=N``.
+sessions of `moves` moves), periods (``40/7200, 20/3600, 900+30``: 40 moves in two hours, then
+20 in one, then 15 minutes and 30 s a move for the rest), ``st=N`` (fixed seconds per move),
+``nodes=N``, ``depth=N`` and ``inf`` (no clock: each engine's own node or depth cap ends its
+search).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Literal
 
 from orchestrator.core.errors import OrchestratorError
 
-Kind = Literal["clock", "movetime", "nodes", "depth"]
+Kind = Literal["clock", "movetime", "nodes", "depth", "inf"]
 
 _NUMBER = r"\d+(?:\.\d+)?"
 _CLOCK = re.compile(rf"^(?:(?P<moves>\d+)/)?(?P<base>(?:\d+:)?{_NUMBER})(?:\+(?P<inc>{_NUMBER}))?$")
@@ -41,23 +44,49 @@ def _seconds_ms(text: str) -> int:
     return round(value)
 
 
+@dataclass(frozen=True, slots=True)
+class Period:
+    """One period of a clock: `moves` moves (0: the rest of the game) in `base_ms`, and
+    `inc_ms` added after each of its moves."""
+
+    moves: int
+    base_ms: int
+    inc_ms: int
+
+
 class TimeControl:
     """A time control.  Written and read as its text (`str`, `parse`): it is one value in
     `engines.toml`, the stored settings and the PGN, never a table of fields."""
 
-    __slots__ = ("base_ms", "inc_ms", "kind", "limit", "moves")
+    __slots__ = ("base_ms", "inc_ms", "kind", "later", "limit", "moves")
 
     def __init__(
-        self, kind: Kind, base_ms: int = 0, inc_ms: int = 0, moves: int = 0, limit: int = 0
+        self,
+        kind: Kind,
+        base_ms: int = 0,
+        inc_ms: int = 0,
+        moves: int = 0,
+        limit: int = 0,
+        later: tuple[Period, ...] = (),
     ) -> None:
         self.kind = kind
         self.base_ms = base_ms
         self.inc_ms = inc_ms
         self.moves = moves  # moves per session; 0 = the whole game
         self.limit = limit  # ms per move (movetime), nodes, or depth
+        self.later = later  # the periods after the first (the last repeats if it has moves)
 
-    def _key(self) -> tuple[str, int, int, int, int]:
-        return (self.kind, self.base_ms, self.inc_ms, self.moves, self.limit)
+    @property
+    def periods(self) -> tuple[Period, ...]:
+        """Every period of a clock, the first one first.
+
+        >>> [p.moves for p in TimeControl.parse("40/7200, 20/3600, 900+30").periods]
+        [40, 20, 0]
+        """
+        return (Period(self.moves, self.base_ms, self.inc_ms), *self.later)
+
+    def _key(self) -> tuple[object, ...]:
+        return (self.kind, self.base_ms, self.inc_ms, self.moves, self.limit, self.later)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, TimeControl) and self._key() == other._key()
@@ -66,9 +95,10 @@ class TimeControl:
         return hash(self._key())
 
     def __repr__(self) -> str:
+        later = f", later={self.later!r}" if self.later else ""
         return (
             f"TimeControl(kind={self.kind!r}, base_ms={self.base_ms}, inc_ms={self.inc_ms}, "
-            f"moves={self.moves}, limit={self.limit})"
+            f"moves={self.moves}, limit={self.limit}{later})"
         )
 
     @classmethod
@@ -79,9 +109,33 @@ class TimeControl:
         TimeControl(kind='clock', base_ms=60000, inc_ms=500, moves=40, limit=0)
         >>> TimeControl.parse("st=2").limit, TimeControl.parse("nodes=1000").kind
         (2000, 'nodes')
+        >>> str(TimeControl.parse("40/7200 , 20/3600,900+30")), TimeControl.parse("inf").kind
+        ('40/7200, 20/3600, 900+30', 'inf')
+        >>> try:
+        ...     TimeControl.parse("900+30, 40/7200")
+        ... except TimeControlError as exc:
+        ...     print(str(exc).split(": ")[1])
+        a period before the last needs a number of moves (40/7200)
         """
         raw = text.strip().lower()
         shown = text if len(text) <= 40 else text[:37] + "..."
+        if raw == "inf":
+            return cls("inf")
+        if "," in raw:
+            parts = [cls.parse(part) for part in raw.split(",")]
+            for part in parts:
+                if part.kind != "clock" or part.later:
+                    raise TimeControlError(
+                        f"bad time control {shown!r}: each period is moves/base+inc or base+inc"
+                    )
+            if any(not part.moves for part in parts[:-1]):
+                raise TimeControlError(
+                    f"bad time control {shown!r}: a period before the last needs a number of "
+                    "moves (40/7200)"
+                )
+            first = parts[0]
+            later = tuple(Period(p.moves, p.base_ms, p.inc_ms) for p in parts[1:])
+            return cls("clock", first.base_ms, first.inc_ms, first.moves, later=later)
         for prefix, kind in (("st=", "movetime"), ("nodes=", "nodes"), ("depth=", "depth")):
             if raw.startswith(prefix):
                 value = raw[len(prefix) :]
@@ -100,8 +154,8 @@ class TimeControl:
         match = _CLOCK.match(raw)
         if not match:
             raise TimeControlError(
-                f"bad time control {shown!r} (expected base+inc, moves/base+inc, st=N, "
-                "nodes=N or depth=N)"
+                f"bad time control {shown!r} (expected base+inc, moves/base+inc, periods as "
+                '"40/7200, 900+30", st=N, nodes=N, depth=N or inf)'
             )
         try:
             base, inc = _seconds_ms(match["base"]), _seconds_ms(match["inc"] or "0")
@@ -117,25 +171,34 @@ class TimeControl:
         return cls("clock", base, inc, moves)
 
     def pgn_tag(self) -> str:
-        """The PGN TimeControl tag value (seconds), as cutechess writes it.
+        """The PGN TimeControl tag value (seconds), as cutechess writes it; periods as the
+        PGN standard writes them, `:` between them.
 
         >>> TimeControl.parse("5:00+3").pgn_tag(), TimeControl.parse("st=0.5").pgn_tag()
         ('300+3', '0.5/move')
+        >>> TimeControl.parse("40/7200, 20/3600, 900+30").pgn_tag()
+        '40/7200:20/3600:900+30'
         """
         if self.kind == "movetime":
             return f"{_fmt(self.limit)}/move"
         if self.kind != "clock":
             return "-"
-        text = f"{self.moves}/" if self.moves else ""
-        text += _fmt(self.base_ms)
-        return text + (f"+{_fmt(self.inc_ms)}" if self.inc_ms else "")
+        return ":".join(_period_text(p) for p in self.periods)
 
     def __str__(self) -> str:
         if self.kind == "movetime":
             return f"st={_fmt(self.limit)}"
         if self.kind in ("nodes", "depth"):
             return f"{self.kind}={self.limit}"
-        return self.pgn_tag()
+        if self.kind == "inf":
+            return "inf"
+        return ", ".join(_period_text(p) for p in self.periods)
+
+
+def _period_text(period: Period) -> str:
+    text = f"{period.moves}/" if period.moves else ""
+    text += _fmt(period.base_ms)
+    return text + (f"+{_fmt(period.inc_ms)}" if period.inc_ms else "")
 
 
 def hms(seconds: float) -> str:
@@ -178,13 +241,14 @@ class Clock:
 
     remaining_ms: int
     moves_to_go: int = 0  # 0 = no session control
+    period: int = 0  # the index of its period in `TimeControl.periods`
 
     @classmethod
     def start(cls, tc: TimeControl) -> Clock:
         """A full clock at the start of a game.
 
         >>> Clock.start(TimeControl.parse("40/60+0.5"))
-        Clock(remaining_ms=60000, moves_to_go=40)
+        Clock(remaining_ms=60000, moves_to_go=40, period=0)
         """
         return cls(tc.base_ms, tc.moves)
 
@@ -199,22 +263,31 @@ class Clock:
 
     def after_move(self, tc: TimeControl, used_ms: int) -> Clock:
         """The clock after a move that took `used_ms` and did not flag: the time deducted,
-        the increment added, and at a session's end the next session's base.
+        the period's increment added, and at a period's end the next period's base (the
+        last period repeats when it has a number of moves).
 
         >>> tc = TimeControl.parse("2/10+1")
         >>> Clock.start(tc).after_move(tc, 3_000)
-        Clock(remaining_ms=8000, moves_to_go=1)
+        Clock(remaining_ms=8000, moves_to_go=1, period=0)
         >>> Clock(8_000, 1).after_move(tc, 1_000)  # the session ends
-        Clock(remaining_ms=18000, moves_to_go=2)
+        Clock(remaining_ms=18000, moves_to_go=2, period=0)
+        >>> periods = TimeControl.parse("1/10, 2/20, 30+1")
+        >>> Clock.start(periods).after_move(periods, 4_000)
+        Clock(remaining_ms=26000, moves_to_go=2, period=1)
+        >>> Clock(26_000, 1, 1).after_move(periods, 6_000)  # into the last: no moves to go
+        Clock(remaining_ms=50000, moves_to_go=0, period=2)
         """
-        remaining = self.remaining_ms - used_ms + tc.inc_ms
-        moves = self.moves_to_go
-        if tc.moves:
+        periods = tc.periods
+        now = periods[min(self.period, len(periods) - 1)]
+        remaining = self.remaining_ms - used_ms + now.inc_ms
+        moves, period = self.moves_to_go, self.period
+        if now.moves:
             moves -= 1
             if moves == 0:
-                remaining += tc.base_ms
-                moves = tc.moves
-        return Clock(remaining, moves)
+                period = min(period + 1, len(periods) - 1)
+                remaining += periods[period].base_ms
+                moves = periods[period].moves
+        return Clock(remaining, moves, period)
 
     def told_ms(self) -> int:
         """The time left as an engine is told it: never negative.

@@ -131,6 +131,8 @@ class GameRecord:
     final_fen: str | None = None
     #: its PGN, where the game's host wrote it (`GameSpec.pgn`); None: the daemon writes it
     pgn: str | None = None
+    #: Black's time control where it is not White's (`time_control`): time odds
+    black_time_control: str | None = None
 
     def goal(self) -> Goal:
         """The game's r-mobility goal (`core/game/rmobility.py`).
