@@ -5,14 +5,19 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from typing import TextIO
 
 import structlog
 
 
-def configure(*, json: bool | None = None, level: int = logging.INFO) -> None:
-    """Pretty lines on a terminal, one JSON object per line otherwise (journald, files)."""
+def configure(
+    *, json: bool | None = None, level: int = logging.INFO, stream: TextIO | None = None
+) -> None:
+    """Pretty lines on a terminal, one JSON object per line otherwise (journald, files), on
+    standard output (or `stream`: `run --output` keeps standard output for its games)."""
+    out = stream or sys.stdout
     if json is None:
-        json = not sys.stdout.isatty()
+        json = not out.isatty()
     renderer: structlog.typing.Processor = (
         structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer()
     )
@@ -24,19 +29,24 @@ def configure(*, json: bool | None = None, level: int = logging.INFO) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(sys.stdout),
+        logger_factory=structlog.PrintLoggerFactory(out),
         cache_logger_on_first_use=False,
     )
-    _libraries_through(renderer)
+    _libraries_through(renderer, stream)
 
 
 class _Libraries(logging.Handler):
     """The root logger's handler: what the libraries log (aiohttp, asyncio, distributed)
-    as `library_log` lines, rendered like the daemon's own, on the stdout of the moment."""
+    as `library_log` lines, rendered like the daemon's own, on the stdout of the moment (or
+    the stream the daemon's own lines go to)."""
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        super().__init__()
+        self.stream = stream
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            print(self.format(record), file=sys.stdout, flush=True)
+            print(self.format(record), file=self.stream or sys.stdout, flush=True)
         except Exception:  # a log line must never take the process down
             self.handleError(record)
 
@@ -51,13 +61,13 @@ def _library_log(
     return event
 
 
-def _libraries_through(renderer: structlog.typing.Processor) -> None:
+def _libraries_through(renderer: structlog.typing.Processor, stream: TextIO | None) -> None:
     """Send the standard library's log records (warnings and worse) through structlog: one
     line each, JSON when the daemon's lines are, a traceback inside its line."""
     root = logging.getLogger()
     for handler in [h for h in root.handlers if isinstance(h, _Libraries)]:
         root.removeHandler(handler)
-    handler = _Libraries()
+    handler = _Libraries(stream)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             foreign_pre_chain=[

@@ -23,6 +23,7 @@ COMMANDS: dict[str, str] = {
     "schema": "offline",
     "play": "play",
     "run": "daemon",
+    "match": "daemon",
     "check": "daemon",
     "status": "reading",
     "standings": "reading",
@@ -66,7 +67,7 @@ def main() -> None:
             # its own handlers first (`run`)
             signal.signal(sig, lambda *_: os._exit(0))
     wanted = sys.argv[1] if len(sys.argv) > 1 else ""
-    if wanted == "run":
+    if wanted in ("run", "match"):
         # the daemon is the subreaper of everything it starts, from before its first engine
         # (only in a daemon's own process: it must reap what it adopts)
         from orchestrator.daemon.system import become_subreaper

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -10,8 +11,25 @@ import typer
 
 from orchestrator.cli.base import app, fail, user_errors
 from orchestrator.cli.web import parse_address
+from orchestrator.core.event.console import Form
 
 ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="engines.toml")]
+
+
+class Output(StrEnum):
+    """`run --output`: the console forms of `core/event/console.py`."""
+
+    fastchess = "fastchess"
+    cutechess = "cutechess"
+
+
+OutputOpt = Annotated[
+    Output | None,
+    typer.Option(
+        help="Print the games as fastchess or cutechess-cli does (for fishtest and "
+        "OpenBench); the log then goes to standard error."
+    ),
+]
 
 
 @app.command()
@@ -63,20 +81,112 @@ def run(
         bool, typer.Option(help="On SIGTERM/SIGINT let running games finish.")
     ] = False,
     http: Annotated[str | None, typer.Option(help="Also serve the web view at HOST:PORT.")] = None,
+    output: OutputOpt = None,
 ) -> None:
     """Run the event of CONFIG, or resume it, to its final standings."""
+    address = parse_address(http) if http else None
+    _run(config, force, drain, address, output)
+
+
+def _run(
+    config: Path, force: bool, drain: bool, address: tuple[str, int] | None, output: Output | None
+) -> None:
     import asyncio
+    import sys
 
     from orchestrator.core.errors import OrchestratorError
     from orchestrator.daemon.run import run_event
     from orchestrator.logs import configure
 
-    address = parse_address(http) if http else None
-    configure()
+    configure(stream=sys.stderr if output else None)
+    form: Form | None = None if output is None else output.value
     try:
-        code = asyncio.run(run_event(config, force, drain, address))
+        code = asyncio.run(run_event(config, force, drain, address, form))
     except (typer.Exit, OrchestratorError):
         raise
     except Exception as exc:  # the event failed while running: one line, exit 1
         raise fail(f"the event failed: {type(exc).__name__}: {exc}", code=1) from None
     raise typer.Exit(code)
+
+
+@app.command()
+@user_errors
+def match(
+    engines: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="ENGINE ENGINE",
+            help="Each a command, an installed engine's name, or fastchess's -engine keys "
+            '("name=SF cmd=stockfish tc=10+0.1 nodes=20000 option.Hash=64").',
+        ),
+    ],
+    games: Annotated[int, typer.Option(help="Games, in pairs (an even number).")] = 2,
+    tc: Annotated[str, typer.Option(help="Both engines' time control.")] = "10+0.1",
+    concurrency: Annotated[int, typer.Option(help="Games at once.")] = 1,
+    openings: Annotated[Path | None, typer.Option(help="An EPD or PGN suite.")] = None,
+    db: Annotated[Path, typer.Option(help="The database (its config beside it).")] = Path(
+        "match.sqlite"
+    ),
+    sprt: Annotated[
+        str | None, typer.Option(help="A test, ELO0,ELO1: stop once the LLR crosses a bound.")
+    ] = None,
+    output: OutputOpt = None,
+    force: Annotated[
+        bool, typer.Option(help="Resume although the match's settings changed.")
+    ] = False,
+) -> None:
+    """Play a match of two engines without a config file, as fastchess's -quick does.
+
+    The match's config is written beside the database (DB with .toml) and run as `run` runs
+    a config: the same database and PGN, and the same command resumes it.
+    """
+    from orchestrator.config.load import check_files, load
+    from orchestrator.config.quick import MARK, engine_table, match_toml
+    from orchestrator.core.errors import OrchestratorError
+    from orchestrator.core.game.clock import TimeControl
+
+    if games < 2 or games % 2:
+        raise fail(f"--games: a match is played in game pairs: an even number, not {games}")
+    try:
+        TimeControl.parse(tc)  # a bad one: one line, before anything is written
+    except OrchestratorError as exc:
+        raise fail(f"--tc: {exc}") from None
+    test = None
+    if sprt is not None:
+        try:
+            low, high = (float(x) for x in sprt.split(","))
+        except ValueError:
+            raise fail(f"--sprt: expected ELO0,ELO1 such as 0,5, not {sprt!r}") from None
+        test = (low, high)
+    if openings is not None and not openings.is_file():
+        raise fail(f"--openings: no such file {str(openings)!r}")
+    text = match_toml(
+        [engine_table(e) for e in engines],
+        games=games,
+        tc=tc,
+        concurrency=concurrency,
+        database=db,
+        openings=openings,
+        sprt=test,
+    )
+    config = db.with_name(db.stem + ".toml")
+    if config.exists():
+        before = config.read_text(errors="replace")
+        if not before.startswith(MARK):
+            raise fail(f"{config}: exists and is not a match's config: choose another --db")
+        if before != text and db.exists() and not force:
+            raise fail(
+                f"{config}: the match in {db} was started by another command line: give the "
+                "same one to resume it, --force to change what may change, or another --db"
+            )
+    trial = config.with_name(f".{config.name}.new")
+    trial.write_text(text, encoding="utf-8")
+    try:
+        check_files(load(trial))  # a bad engine or key: one line, and nothing written
+    except BaseException as exc:
+        trial.unlink(missing_ok=True)
+        if isinstance(exc, OrchestratorError):
+            raise fail(str(exc).replace(str(trial), str(config)), exc.exit_code) from None
+        raise
+    trial.replace(config)
+    _run(config, force, False, None, output)

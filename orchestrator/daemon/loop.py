@@ -34,6 +34,7 @@ from orchestrator.core.game.record import GameRecord, MoveRecord, score_text
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.round import pair_next
 from orchestrator.core.pairing.teams import board_tags, team_standings
+from orchestrator.daemon.console import Console
 from orchestrator.daemon.outputs import PgnFiles, TcecFiles, remove_leftovers, write_standings
 from orchestrator.daemon.system import notify, own_children, sweep_orphans, watchdog_interval
 from orchestrator.event import controls
@@ -46,7 +47,7 @@ from orchestrator.event.state import OpeningChoice, new_games, tournament
 from orchestrator.event.tcec_files import live_headers
 from orchestrator.executor import DaskExecutor, Executor, HostFault, make_executor
 from orchestrator.game.game import GameSpec
-from orchestrator.game.pgn import PgnSpec, elo_tags
+from orchestrator.game.pgn import PgnSpec, elo_tags, side_tc
 from orchestrator.store.database import ControlRow, GameRow, RoundRow, Store
 from orchestrator.store.logs import EngineLogs, logs_folder
 from orchestrator.store.space import disk_full, free_bytes, probe_file
@@ -90,10 +91,12 @@ class Daemon:
         *,
         drain: bool = False,
         executor: Executor | None = None,
+        console: Console | None = None,
     ) -> None:
         self.config = config
         self.event = event
         self.store = store
+        self.console = console  # `run --output`: the games as fastchess or cutechess print them
         section = config.tournament
         self.openings = OpeningChoice(
             openings or (),
@@ -530,6 +533,8 @@ class Daemon:
             table = standings(final, view.settings.tiebreaks)
             winner = [line.name for line in table if line.place == table[0].place]
         log.info("tournament_finished", rounds=len(view.rounds), winner=", ".join(winner))
+        if self.console is not None:
+            self.console.done()
         return True
 
     async def _write_outputs(
@@ -599,6 +604,7 @@ class Daemon:
             white=white,
             black=black,
             tc=TimeControl.parse(game.tc) if game.tc else settings.tc,
+            own_tc=not game.tc,  # a tiebreak game's time control is both sides'
             opening=game.opening,
             adjudication=self.config.adjudication,
             timemargin_ms=settings.timemargin_ms,
@@ -655,6 +661,8 @@ class Daemon:
         if self.tcec_files:  # its log is whole now: live.log shows its end
             self.tcec_files.finish(game.id, record)
         self._log_finished(record, context, engine_log)
+        if self.console is not None:
+            self.console.finished(game.id, game.pair, record)
         await self._write_outputs(round_number=rnd.number, game_pgn=pgn)
         await self._log_ratings()
         if record.fault is not None and record.fault.kind in STRIKES:
@@ -680,6 +688,8 @@ class Daemon:
             white_command=list(spec.white.command),
             black_command=list(spec.black.command),
         )
+        if self.console is not None:
+            self.console.started(game.id, game.pair, index, total, game.white, game.black)
         clocks: dict[bool, int | None] = {chess.WHITE: None, chess.BLACK: None}
         last_progress = time.monotonic()
         self.engine_logs.start(game.id, attempt)
@@ -687,7 +697,14 @@ class Daemon:
         if self.tcec_files:
             started = datetime.now(UTC)
             headers = (
-                live_headers(self.name, str(spec.tc), game, self.config.tournament.site, started)
+                live_headers(
+                    self.name,
+                    side_tc(str(spec.tc_of(chess.WHITE))),
+                    game,
+                    self.config.tournament.site,
+                    started,
+                    black_tc=side_tc(str(spec.tc_of(chess.BLACK))),
+                )
                 | board_tags(self.event.settings.teams, game.white, game.black)
                 | elo_tags(spec.white.rating, spec.black.rating)
             )

@@ -26,8 +26,10 @@ from orchestrator.config.model import (
 )
 from orchestrator.core.cpus import cpu_text
 from orchestrator.core.errors import OrchestratorError
+from orchestrator.core.event.console import Form
 from orchestrator.core.game.openings import Opening
 from orchestrator.core.stats.ratings import load_fit
+from orchestrator.daemon.console import Console
 from orchestrator.daemon.loop import Daemon
 from orchestrator.daemon.system import KibitzProcess, WebProcess, sweep_orphans
 from orchestrator.engines.affinity import cpu_plan, pin, pin_threads
@@ -167,16 +169,21 @@ class _Stop:
 
 
 async def run_event(
-    config_path: Path, force: bool, drain: bool, http: tuple[str, int] | None
+    config_path: Path,
+    force: bool,
+    drain: bool,
+    http: tuple[str, int] | None,
+    output: Form | None = None,
 ) -> int:
-    """Run the event; SIGTERM, SIGINT and SIGHUP stop it cleanly at any moment."""
+    """Run the event; SIGTERM, SIGINT and SIGHUP stop it cleanly at any moment.  `output`:
+    the games also as fastchess or cutechess print them, on standard output."""
     runner_slice()  # before its threads start: the engines it starts come first (slices.py)
     loop = asyncio.get_running_loop()
     stop = _Stop()
     for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, stop, sig.name)
     try:
-        return await _run_event(config_path, force, drain, http, stop)
+        return await _run_event(config_path, force, drain, http, stop, output)
     finally:
         for sig in STOP_SIGNALS:
             loop.remove_signal_handler(sig)
@@ -214,7 +221,12 @@ async def _kibitzers_ready(kibitz: KibitzProcess, stop: _Stop) -> None:
 
 
 async def _run_event(
-    config_path: Path, force: bool, drain: bool, http: tuple[str, int] | None, stop: _Stop
+    config_path: Path,
+    force: bool,
+    drain: bool,
+    http: tuple[str, int] | None,
+    stop: _Stop,
+    output: Form | None,
 ) -> int:
     config, openings = await validate(config_path, start_engines=True)
     plan = cpu_plan(config)  # too few cores for the pinned games: refused, nothing touched
@@ -236,7 +248,11 @@ async def _run_event(
         store = await Store.open(config.tournament.database)
         try:
             event = await create_or_resume(config, store, force=force)
-            daemon = Daemon(config, event, store, openings, drain=drain)
+            console = None
+            if output is not None:
+                console = Console(output, config)
+                await console.load(store)
+            daemon = Daemon(config, event, store, openings, drain=drain, console=console)
             stop.attach(daemon)
             site = None
             if http:
