@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "pair-manual": "controls",
     "state": "controls",
     "log": "controls",
+    "season": "season",
 }
 
 
@@ -67,7 +68,7 @@ def main() -> None:
             # its own handlers first (`run`)
             signal.signal(sig, lambda *_: os._exit(0))
     wanted = sys.argv[1] if len(sys.argv) > 1 else ""
-    if wanted in ("run", "match"):
+    if wanted in ("run", "match", "season"):
         # the daemon is the subreaper of everything it starts, from before its first engine
         # (only in a daemon's own process: it must reap what it adopts)
         from orchestrator.daemon.system import become_subreaper

@@ -68,6 +68,10 @@ def one_command(name: str) -> Callable[..., Any]:
             single.command(name, help=info.help)(callback)
             _every_command()
             return typer.main.get_command(single)
+    for group in app.registered_groups:  # a group of commands (`season`)
+        if group.name == name and group.typer_instance is not None:
+            _every_command()
+            return typer.main.get_command(group.typer_instance)
     raise LookupError(f"no command {name!r}")
 
 

@@ -64,6 +64,7 @@ def pair(
 class SchemaOf(StrEnum):
     config = "config"
     state = "state"
+    season = "season"
 
 
 @app.command()
@@ -71,14 +72,22 @@ class SchemaOf(StrEnum):
 def schema(
     of: Annotated[
         SchemaOf,
-        typer.Argument(metavar="config|state", help="engines.toml, or the tournament-state JSON."),
+        typer.Argument(
+            metavar="config|state|season",
+            help="engines.toml, the tournament-state JSON, or season.toml.",
+        ),
     ],
 ) -> None:
-    """Print the JSON Schema of engines.toml or of the tournament-state JSON (for editors)."""
+    """Print the JSON Schema of engines.toml, the tournament-state JSON or season.toml (for
+    editors)."""
     if of is SchemaOf.config:
         from orchestrator.config.load import schema as config_schema
 
         typer.echo(json.dumps(config_schema(), indent=1))
+    elif of is SchemaOf.season:
+        from orchestrator.config.season import schema as season_schema
+
+        typer.echo(json.dumps(season_schema(), indent=1))
     else:
         from orchestrator.core.event.state_json import schema as state_schema
 

@@ -9,13 +9,13 @@ tc=10+0.1 nodes=20000 option.Hash=64"`.
 
 from __future__ import annotations
 
-import json
 import shlex
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
 from orchestrator.config.model import ConfigError
+from orchestrator.config.write import toml_value
 
 __all__ = ["MARK", "engine_table", "match_toml"]
 
@@ -97,21 +97,6 @@ def _value(text: str) -> object:
     return {"true": True, "false": False}.get(text, text)
 
 
-def _toml(value: object) -> str:
-    """A value as TOML writes it (strings as JSON writes them: the same escapes)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_toml(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return (
-            "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml(v)}" for k, v in value.items()) + " }"
-        )
-    return json.dumps(str(value))
-
-
 def match_toml(
     engines: Sequence[dict[str, object]],
     *,
@@ -131,7 +116,7 @@ def match_toml(
     [tournament]
     name = "A-1 vs A-2"
     system = "match"
-    system_options = { "games" = 4, "shared" = true }
+    system_options = { games = 4, shared = true }
     tc = "10+0.1"
     concurrency = 2
     database = "m.sqlite"
@@ -149,17 +134,17 @@ def match_toml(
     lines = [
         MARK + ": its command line as a config; the same command resumes the match",
         "[tournament]",
-        f"name = {_toml(' vs '.join(str(t['name']) for t in tables))}",
+        f"name = {toml_value(' vs '.join(str(t['name']) for t in tables))}",
         'system = "match"',
-        f"system_options = {_toml(options)}",
-        f"tc = {_toml(tc)}",
+        f"system_options = {toml_value(options)}",
+        f"tc = {toml_value(tc)}",
         f"concurrency = {concurrency}",
-        f"database = {_toml(database.name)}",
-        f"pgn_dir = {_toml(database.stem + '-pgn')}",
+        f"database = {toml_value(database.name)}",
+        f"pgn_dir = {toml_value(database.stem + '-pgn')}",
     ]
     if openings is not None:
-        lines.append(f"openings = {_toml(str(openings.resolve()))}")
+        lines.append(f"openings = {toml_value(str(openings.resolve()))}")
     for table in tables:
         lines += ["", "[[engine]]"]
-        lines += [f"{key} = {_toml(value)}" for key, value in table.items() if value != {}]
+        lines += [f"{key} = {toml_value(value)}" for key, value in table.items() if value != {}]
     return "\n".join(lines) + "\n"

@@ -27,13 +27,12 @@ from orchestrator.config.load import read_book
 from orchestrator.config.model import Config
 from orchestrator.core.errors import DaemonFault
 from orchestrator.core.event.model import Tournament
-from orchestrator.core.event.standings import standings
 from orchestrator.core.game.clock import TimeControl
 from orchestrator.core.game.openings import Opening
 from orchestrator.core.game.record import GameRecord, MoveRecord, score_text
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.round import pair_next
-from orchestrator.core.pairing.teams import board_tags, team_standings
+from orchestrator.core.pairing.teams import board_tags
 from orchestrator.daemon.console import Console
 from orchestrator.daemon.outputs import PgnFiles, TcecFiles, remove_leftovers, write_standings
 from orchestrator.daemon.system import notify, own_children, sweep_orphans, watchdog_interval
@@ -41,7 +40,7 @@ from orchestrator.event import controls
 from orchestrator.event.export import event_ratings, round_tag, slug
 from orchestrator.event.health import Health, HostHealth, LoopLag
 from orchestrator.event.health import encode as health_json
-from orchestrator.event.read import STRIKES, view_of
+from orchestrator.event.read import STRIKES, final_places, view_of
 from orchestrator.event.resume import StartedEvent
 from orchestrator.event.state import OpeningChoice, new_games, tournament
 from orchestrator.event.tcec_files import live_headers
@@ -522,16 +521,8 @@ class Daemon:
         await self.store.finish_event()
         await self._write_outputs(standings=True)
         view = await view_of(self.store)
-        final = view.standings_tournament()
-        places = pair_next(final).places if lookup(final.rules.system).ends_itself else ()
-        if places:  # a knockout is won by its final, a match by its games or tiebreaks
-            winner = [name for place, name in places if place == places[0][0]]
-        elif final.teams:  # a team Swiss is won by a team
-            teams = team_standings(final)
-            winner = [line.name for line in teams if line.place == teams[0].place]
-        else:
-            table = standings(final, view.settings.tiebreaks)
-            winner = [line.name for line in table if line.place == table[0].place]
+        places = final_places(view)  # a knockout's final, a match's games, a team Swiss's teams
+        winner = [name for place, name in places if place == places[0][0]]
         log.info("tournament_finished", rounds=len(view.rounds), winner=", ".join(winner))
         if self.console is not None:
             self.console.done()

@@ -16,9 +16,12 @@ from typing import Any
 import chess
 
 from orchestrator.core.event.model import Game, Round, Tournament
+from orchestrator.core.event.standings import standings
 from orchestrator.core.game.endings import Ended, Tally, tally
 from orchestrator.core.game.openings import START
-from orchestrator.core.pairing.teams import board_tags, matches, seats
+from orchestrator.core.pairing.registry import lookup
+from orchestrator.core.pairing.round import pair_next
+from orchestrator.core.pairing.teams import board_tags, matches, seats, team_standings
 from orchestrator.event.api import (
     ComingRound,
     DaemonJSON,
@@ -211,6 +214,25 @@ async def load_view(db: Path, *, pgn: bool = False) -> EventView:
     """
     async with reading(db, pgn=pgn) as (view, _):
         return view
+
+
+def final_places(view: EventView) -> list[tuple[str, str]]:
+    """Every engine's place (a team Swiss: every team's), best first, as the standings
+    write it ("4-5" for a tie no tiebreak broke): a knockout's and a match's from their
+    own ends, the others' from the standings with the event's tiebreaks.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> final_places(sample_view())[:2]
+    [('1', 'D'), ('2-4', 'A')]
+    """
+    final = view.standings_tournament()
+    if lookup(final.rules.system).ends_itself:
+        places = pair_next(final).places
+        if places:
+            return list(places)
+    if final.teams:
+        return [(line.place, line.name) for line in team_standings(final)]
+    return [(line.place, line.name) for line in standings(final, view.settings.tiebreaks)]
 
 
 def ending_tally(view: EventView) -> tuple[Tally, dict[str, Tally]]:

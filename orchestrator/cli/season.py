@@ -1,0 +1,148 @@
+"""`orchestrator season`: a whole season from one file (`config/season.py`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from orchestrator.cli.base import app, fail, user_errors
+
+season_app = typer.Typer(
+    help="A season's events in order, fields drawn from earlier events' places.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(season_app, name="season")
+
+SeasonArg = Annotated[Path, typer.Argument(metavar="SEASON", help="season.toml")]
+
+
+@season_app.command("check")
+@user_errors
+def check(season: SeasonArg) -> None:
+    """Validate SEASON: its events' order and fields, and each event's rules and engines."""
+    from orchestrator.config.season import load_season
+
+    loaded = load_season(season)
+    typer.echo(f"{season}: ok: {len(loaded.events)} events, {len(loaded.engines)} engines")
+
+
+@season_app.command("run")
+@user_errors
+def run(season: SeasonArg) -> None:
+    """Play SEASON's events in order, unattended; the same command resumes it."""
+    import asyncio
+
+    from orchestrator.config.season import load_season
+    from orchestrator.daemon.season import run_season
+    from orchestrator.logs import configure
+
+    loaded = load_season(season)
+    configure()
+    raise typer.Exit(asyncio.run(run_season(loaded)))
+
+
+@season_app.command("decide")
+@user_errors
+def decide(
+    season: SeasonArg,
+    event: Annotated[str, typer.Argument(help="The event whose tie is decided.")],
+    engines: Annotated[list[str], typer.Argument(help="The tied engines, best first.")],
+    reason: Annotated[str, typer.Option(help="Why (kept in the season's store).")],
+) -> None:
+    """Order engines that tied in EVENT's final places (the season never guesses)."""
+    from orchestrator.config.season import load_season
+    from orchestrator.daemon.season import season_store
+
+    loaded = load_season(season)
+    loaded.event(event)
+    store = season_store(loaded)
+    try:
+        row = store.events().get(event)
+        if row is None or row.places is None:
+            raise fail(f"{season}: [[event]] {event!r} has not finished: nothing to decide")
+        places = {name: place for place, name in row.places}
+        unknown = [n for n in engines if n not in places]
+        if unknown:
+            raise fail(f"{season}: {', '.join(unknown)} did not play {event!r}")
+        if len({places[n] for n in engines}) != 1 or len(engines) < 2:
+            raise fail(f"{season}: {', '.join(engines)} do not share a place in {event!r}")
+        store.decide(event, engines, reason)
+    finally:
+        store.close()
+    typer.echo(f"{event}: {' > '.join(engines)}")
+
+
+@season_app.command("status")
+@user_errors
+def status(season: SeasonArg) -> None:
+    """Every event of SEASON: its state, field, leaders or winner, who moves up or down."""
+    import asyncio
+
+    from orchestrator.config.season import load_season
+    from orchestrator.daemon.season import event_database, season_store
+    from orchestrator.event.read import final_places, load_view
+
+    loaded = load_season(season)
+    store = season_store(loaded)
+    try:
+        rows = store.events()
+    finally:
+        store.close()
+    typer.echo(f"{loaded.name}")
+    for event in loaded.events:
+        row = rows.get(event.name)
+        if row is None:
+            sources = ", ".join(str(d) for d in event.draws())
+            typer.echo(f"  {event.name}: pending{f' (after {sources})' if sources else ''}")
+            continue
+        places = row.places
+        if places is None and event_database(loaded, event.name).exists():
+            view = asyncio.run(load_view(event_database(loaded, event.name)))
+            places = final_places(view)
+        state = "finished" if row.state == "finished" else "running"
+        top = ", ".join(f"{p} {n}" for p, n in (places or [])[:3])
+        typer.echo(f"  {event.name}: {state}; field {', '.join(row.field)}")
+        if top:
+            typer.echo(f"    {'places' if state == 'finished' else 'leaders'}: {top}")
+        if places and row.state == "finished":
+            names = [n for _, n in places]
+            if event.promote:
+                typer.echo(f"    up: {', '.join(names[: event.promote])}")
+            if event.relegate:
+                typer.echo(f"    down: {', '.join(names[len(names) - event.relegate :])}")
+
+
+@season_app.command("next")
+@user_errors
+def next_season(
+    season: SeasonArg,
+    output: Annotated[Path, typer.Option("-o", "--output", help="The next season's file.")],
+) -> None:
+    """Write the next season's file: each league's engines after promotion and relegation."""
+    from orchestrator.config.season import load_season, season_toml
+    from orchestrator.core.season import Undecided, next_memberships
+    from orchestrator.daemon.season import season_store
+
+    loaded = load_season(season)
+    store = season_store(loaded)
+    try:
+        rows = store.events()
+        decisions = store.decisions()
+    finally:
+        store.close()
+    moving = [e for e in loaded.events if e.promote or e.relegate]
+    unfinished = [e.name for e in moving if rows.get(e.name) is None or rows[e.name].places is None]
+    if unfinished:
+        raise fail(f"{season}: {', '.join(unfinished)} not finished: the memberships wait")
+    fields = {name: list(row.field) for name, row in rows.items()}
+    places = {name: row.places or [] for name, row in rows.items()}
+    try:
+        members = next_memberships(moving, fields, places, decisions)
+    except Undecided as exc:
+        raise fail(f"{season}: {exc}") from None
+    output.write_text(season_toml(loaded, members), encoding="utf-8")
+    typer.echo(f"{output}: {len(members)} leagues")

@@ -1,0 +1,79 @@
+"""`orchestrator season run`: a season's events played in the order of its file, each as
+`run` plays a config (the config `config/season.py` writes for it, in the season's folder).
+
+An event starts once the events that feed it have finished: its field is resolved from
+their final places (`core/season.py`) and stored with them, in one transaction, before its
+config is written; a cut inside a tie holds the season until a director decides it.  Killed
+at any moment, the season resumes where it stopped: a finished event is skipped, a started
+one is resumed with the field it was given (its config is written again, the same).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import structlog
+
+from orchestrator.config.season import Season, event_config, event_toml, slug
+from orchestrator.core.season import Undecided, resolve_field
+from orchestrator.daemon.run import run_event
+from orchestrator.event.read import final_places, load_view
+from orchestrator.store.season import SeasonStore
+
+__all__ = ["HELD", "event_database", "run_season", "season_store"]
+
+log = structlog.get_logger()
+
+#: `season run`'s exit status when a tie at a cut waits for a director (`season decide`)
+HELD = 3
+
+
+def season_store(season: Season) -> SeasonStore:
+    return SeasonStore(season.folder / "season.sqlite")
+
+
+def event_database(season: Season, name: str) -> Path:
+    return season.folder / f"{slug(name)}.sqlite"
+
+
+async def run_season(season: Season) -> int:
+    """Play `season` to its end (0), or until it is stopped (the exit status of the event
+    that was stopped) or held by an undecided tie (`HELD`)."""
+    store = season_store(season)
+    try:
+        for event in season.events:
+            rows = store.events()
+            row = rows.get(event.name)
+            if row is not None and row.state == "finished":
+                continue
+            if row is None:
+                feeding = {d.of for d in event.draws()}
+                chosen_by = {name: rows[name].places or [] for name in feeding}
+                try:
+                    field = resolve_field(event, chosen_by, store.decisions())
+                except Undecided as held:
+                    log.error("season_held", name=event.name, detail=str(held), tied=held.tied)
+                    return HELD
+                event_config(season, event, field)  # its engines and rules, before it is fixed
+                store.start(event.name, field, chosen_by)
+                log.info("season_event_started", name=event.name, field=list(field))
+            else:
+                field = row.field
+            path = season.folder / f"{slug(event.name)}.toml"
+            path.write_text(event_toml(season, event, field), encoding="utf-8")
+            code = await run_event(path, False, False, None)
+            structlog.contextvars.clear_contextvars()  # the event's own (its name)
+            view = await load_view(event_database(season, event.name))
+            if code != 0 or not view.finished:  # stopped: the season stops with it
+                return code
+            places = final_places(view)
+            store.finish(event.name, places)
+            log.info(
+                "season_event_finished",
+                name=event.name,
+                winner=", ".join(n for p, n in places if p == places[0][0]),
+            )
+        log.info("season_finished", season=season.name, events=len(season.events))
+        return 0
+    finally:
+        store.close()
