@@ -89,15 +89,17 @@ def status(season: SeasonArg) -> None:
     loaded = load_season(season)
     store = season_store(loaded)
     try:
-        rows = store.events()
+        rows, held, given = store.events(), store.held(), store.fields()
     finally:
         store.close()
-    typer.echo(f"{loaded.name}")
+    typer.echo(f"{loaded.name}{f' (held before its next event: {held})' if held else ''}")
     for event in loaded.events:
         row = rows.get(event.name)
         if row is None:
             sources = ", ".join(str(d) for d in event.draws())
             typer.echo(f"  {event.name}: pending{f' (after {sources})' if sources else ''}")
+            if event.name in given:
+                typer.echo(f"    field set by a director: {', '.join(given[event.name])}")
             continue
         places = row.places
         if places is None and event_database(loaded, event.name).exists():
@@ -146,3 +148,65 @@ def next_season(
         raise fail(f"{season}: {exc}") from None
     output.write_text(season_toml(loaded, members), encoding="utf-8")
     typer.echo(f"{output}: {len(members)} leagues")
+
+
+@season_app.command("hold")
+@user_errors
+def hold(
+    season: SeasonArg,
+    reason: Annotated[str, typer.Option(help="Why (kept in the season's store).")],
+) -> None:
+    """Hold SEASON before its next event (an event being played goes on to its end)."""
+    from orchestrator.config.season import load_season
+    from orchestrator.daemon.season import season_store
+
+    store = season_store(load_season(season))
+    try:
+        store.control("hold", reason)
+    finally:
+        store.close()
+    typer.echo(f"{season}: held before its next event")
+
+
+@season_app.command("release")
+@user_errors
+def release(
+    season: SeasonArg,
+    reason: Annotated[str, typer.Option(help="Why (kept in the season's store).")],
+) -> None:
+    """Release a hold: `season run` goes on with the next event."""
+    from orchestrator.config.season import load_season
+    from orchestrator.daemon.season import season_store
+
+    store = season_store(load_season(season))
+    try:
+        if store.held() is None:
+            raise fail(f"{season}: the season is not held")
+        store.control("release", reason)
+    finally:
+        store.close()
+    typer.echo(f"{season}: released")
+
+
+@season_app.command("field")
+@user_errors
+def field(
+    season: SeasonArg,
+    event: Annotated[str, typer.Argument(help="An event that has not started.")],
+    engines: Annotated[list[str], typer.Argument(help="Its engines, in seed order.")],
+    reason: Annotated[str, typer.Option(help="Why (kept in the season's store).")],
+) -> None:
+    """Set EVENT's field by hand, before it starts, in place of the one its draws give."""
+    from orchestrator.config.season import check_field, load_season
+    from orchestrator.daemon.season import season_store
+
+    loaded = load_season(season)
+    check_field(loaded, loaded.event(event), tuple(engines))
+    store = season_store(loaded)
+    try:
+        if event in store.events():
+            raise fail(f"{season}: [[event]] {event!r} has started: its field is fixed")
+        store.control("field", reason, event, engines)
+    finally:
+        store.close()
+    typer.echo(f"{event}: {', '.join(engines)}")

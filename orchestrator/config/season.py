@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ from orchestrator.core.season import SeasonEvent, check_season, field_size
 
 __all__ = [
     "Season",
+    "check_field",
     "event_config",
     "event_toml",
     "load_season",
@@ -146,6 +148,21 @@ def load_season(path: Path) -> Season:
     return season
 
 
+def check_field(season: Season, event: SeasonEvent, field: tuple[str, ...]) -> None:
+    """A field a director gives `event`: engines of the season, each once, as many as its
+    rules allow (`event_config`); a `ConfigError` naming the event."""
+    unknown = [n for n in field if n not in season.engines]
+    if unknown:
+        raise ConfigError(
+            f'{season.path}: [[event]] "{event.name}": no [[engine]] is named {unknown[0]!r}'
+        )
+    if len(set(field)) != len(field) or len(field) < 2:
+        raise ConfigError(
+            f'{season.path}: [[event]] "{event.name}": a field is two engines or more, each once'
+        )
+    event_config(season, event, field)
+
+
 def _absolute(table: dict[str, Any], keys: tuple[str, ...], folder: Path) -> dict[str, Any]:
     """`table` with the relative paths of `keys` made absolute against `folder` (the season
     file's): an event's config is written in the season's folder."""
@@ -161,9 +178,16 @@ def _absolute(table: dict[str, Any], keys: tuple[str, ...], folder: Path) -> dic
     return table
 
 
-def event_toml(season: Season, event: SeasonEvent, field: tuple[str, ...]) -> str:
+def event_toml(
+    season: Season,
+    event: SeasonEvent,
+    field: tuple[str, ...],
+    engines: Mapping[str, Mapping[str, Any]] | None = None,
+) -> str:
     """The config of `event` played by `field` (in that order: the seeds), in the season's
-    folder: its database and PGN named after it.  The same field gives the same text."""
+    folder: its database and PGN named after it; the engines' tables are `engines` (those
+    stored when it started) or the season file's.  The same field gives the same text."""
+    tables = season.engines if engines is None else engines
     folder = season.path.parent
     tournament = _absolute(dict(event.tournament), _PATHS["tournament"], folder)
     name = slug(event.name)
@@ -181,7 +205,7 @@ def event_toml(season: Season, event: SeasonEvent, field: tuple[str, ...]) -> st
     if adjudication:
         lines += ["", *toml_table("[adjudication]", adjudication)]
     for engine in field:
-        lines += ["", *toml_table("[[engine]]", season.engines[engine])]
+        lines += ["", *toml_table("[[engine]]", tables[engine])]
     return "\n".join(lines) + "\n"
 
 

@@ -47,20 +47,30 @@ async def run_season(season: Season) -> int:
             if row is not None and row.state == "finished":
                 continue
             if row is None:
+                reason = store.held()
+                if reason is not None:  # a director's hold, before the next event
+                    log.error("season_held", name=event.name, detail=f"held: {reason}", tied=[])
+                    return HELD
                 feeding = {d.of for d in event.draws()}
                 chosen_by = {name: rows[name].places or [] for name in feeding}
+                given = store.fields().get(event.name)
                 try:
-                    field = resolve_field(event, chosen_by, store.decisions())
+                    field = (
+                        tuple(given)
+                        if given is not None
+                        else resolve_field(event, chosen_by, store.decisions())
+                    )
                 except Undecided as held:
                     log.error("season_held", name=event.name, detail=str(held), tied=held.tied)
                     return HELD
                 event_config(season, event, field)  # its engines and rules, before it is fixed
-                store.start(event.name, field, chosen_by)
+                store.start(event.name, field, season.engines, chosen_by)
                 log.info("season_event_started", name=event.name, field=list(field))
+                engines = season.engines
             else:
-                field = row.field
+                field, engines = row.field, row.engines
             path = season.folder / f"{slug(event.name)}.toml"
-            path.write_text(event_toml(season, event, field), encoding="utf-8")
+            path.write_text(event_toml(season, event, field, engines), encoding="utf-8")
             code = await run_event(path, False, False, None)
             structlog.contextvars.clear_contextvars()  # the event's own (its name)
             view = await load_view(event_database(season, event.name))

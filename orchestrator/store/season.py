@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from orchestrator.core.season import Places
 
@@ -23,10 +24,20 @@ CREATE TABLE IF NOT EXISTS events (
     name TEXT PRIMARY KEY,
     state TEXT NOT NULL CHECK (state IN ('running', 'finished')),
     field TEXT NOT NULL,          -- JSON: the engines, in seed order
+    engines TEXT NOT NULL,        -- JSON: their [[engine]] tables as they were when it started
     chosen_by TEXT NOT NULL,      -- JSON: the final places of the events that fed it
     places TEXT,                  -- JSON: its own final places, once finished
     started_at TEXT NOT NULL,
     finished_at TEXT
+);
+CREATE TABLE IF NOT EXISTS controls (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('hold', 'release', 'field')),
+    event TEXT,                   -- field: the event whose field a director set
+    engines TEXT,                 -- field: JSON, the engines in seed order
+    user TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    at TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS decisions (
     id INTEGER PRIMARY KEY,
@@ -48,6 +59,7 @@ class EventRow:
     name: str
     state: str
     field: tuple[str, ...]
+    engines: dict[str, dict[str, Any]]
     chosen_by: dict[str, list[tuple[str, str]]]
     places: list[tuple[str, str]] | None
 
@@ -66,29 +78,39 @@ class SeasonStore:
 
     def events(self) -> dict[str, EventRow]:
         rows = self.conn.execute(
-            "SELECT name, state, field, chosen_by, places FROM events"
+            "SELECT name, state, field, engines, chosen_by, places FROM events"
         ).fetchall()
         return {
             name: EventRow(
                 name,
                 state,
                 tuple(json.loads(field)),
+                json.loads(engines),
                 {k: [tuple(p) for p in v] for k, v in json.loads(chosen).items()},
                 None if places is None else [tuple(p) for p in json.loads(places)],
             )
-            for name, state, field, chosen, places in rows
+            for name, state, field, engines, chosen, places in rows
         }
 
-    def start(self, name: str, field: Sequence[str], chosen_by: Mapping[str, Places]) -> None:
-        """Fix `name`'s field, with the places that chose it: before its first game."""
+    def start(
+        self,
+        name: str,
+        field: Sequence[str],
+        engines: Mapping[str, Mapping[str, Any]],
+        chosen_by: Mapping[str, Places],
+    ) -> None:
+        """Fix `name`'s field, its engines' tables and the places that chose it: before its
+        first game (a later change of an engine in the season file applies from the next
+        event on)."""
         with self.conn:
             self.conn.execute("BEGIN IMMEDIATE")
             self.conn.execute(
-                "INSERT INTO events (name, state, field, chosen_by, started_at) "
-                "VALUES (?, 'running', ?, ?, ?)",
+                "INSERT INTO events (name, state, field, engines, chosen_by, started_at) "
+                "VALUES (?, 'running', ?, ?, ?, ?)",
                 (
                     name,
                     json.dumps(list(field)),
+                    json.dumps({n: dict(engines[n]) for n in field}),
                     json.dumps({k: list(v) for k, v in chosen_by.items()}),
                     _now(),
                 ),
@@ -112,6 +134,48 @@ class SeasonStore:
                 "INSERT INTO decisions (event, engines, user, reason, at) VALUES (?, ?, ?, ?, ?)",
                 (event, json.dumps(list(engines)), user or getpass.getuser(), reason, _now()),
             )
+
+    def control(
+        self,
+        kind: str,
+        reason: str,
+        event: str | None = None,
+        engines: Sequence[str] | None = None,
+        user: str | None = None,
+    ) -> None:
+        """A director's control of the season, audited: `hold` (before its next event),
+        `release`, or `field` (an event's field, set before it starts)."""
+        with self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute(
+                "INSERT INTO controls (kind, event, engines, user, reason, at) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    kind,
+                    event,
+                    None if engines is None else json.dumps(list(engines)),
+                    user or getpass.getuser(),
+                    reason,
+                    _now(),
+                ),
+            )
+
+    def held(self) -> str | None:
+        """The reason of the hold in force (the last hold, not released since), or None."""
+        row = self.conn.execute(
+            "SELECT kind, reason FROM controls WHERE kind IN ('hold', 'release') "
+            "ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        return row[1] if row is not None and row[0] == "hold" else None
+
+    def fields(self) -> dict[str, list[str]]:
+        """The fields directors set, by event (the last one given for each)."""
+        out: dict[str, list[str]] = {}
+        for event, engines in self.conn.execute(
+            "SELECT event, engines FROM controls WHERE kind = 'field' ORDER BY id"
+        ):
+            out[event] = json.loads(engines)
+        return out
 
     def decisions(self) -> dict[str, list[str]]:
         """Each event's latest decision (a later one replaces an earlier one)."""

@@ -259,3 +259,94 @@ def test_a_bad_season_file_is_one_line(source: Path, command: str, tmp_path: Pat
     assert out.exit_code == 2, out.output
     assert out.stderr == f"orchestrator: error: {path}: {expected}\n"
     assert not (tmp_path / "season").exists()
+
+
+def two_events(path: Path, c_args: tuple[str, ...] = ()) -> Path:
+    """A two-game Qualifier of A and B (100 ms a move: a second game long enough for a hold
+    given after the first to come before the Final), then a Final of C and its winner."""
+    text = f"""[season]
+name = "Controls"
+
+{engines(["A", "B"], "--score", "0", "--delay", "100")}{engines(["C"], "--score", "0", *c_args)}
+[[event]]
+name = "Qualifier"
+field = ["A", "B"]
+[event.tournament]
+system = "match"
+system_options = {{ games = 2, shared = true }}
+tc = "10+0.1"
+[event.adjudication]
+max_moves = 6
+
+[[event]]
+name = "Final"
+field = ["C", {{ top = 1, of = "Qualifier" }}]
+[event.tournament]
+system = "match"
+system_options = {{ games = 2, shared = true }}
+tc = "10+0.1"
+[event.adjudication]
+max_moves = 6
+"""
+    path.write_text(text)
+    return path
+
+
+def test_a_director_holds_the_season_sets_a_field_and_updates_an_engine(tmp_path: Path) -> None:
+    """A hold stops the season before its next event; a field set by hand replaces the one
+    the draws give (here: one that would hold on a tie); an engine changed in the season file
+    between events plays from the next event on, the finished one keeping what it had."""
+    path = two_events(tmp_path / "season.toml")
+    cli = CliRunner()
+    assert cli.invoke(app, ["season", "hold", str(path), "--reason", "wait"]).exit_code == 0
+    held = subprocess.run(
+        season_command(path, "run"), capture_output=True, text=True, timeout=300, check=False
+    )
+    assert held.returncode == 3 and "held: wait" in held.stdout
+    assert not (tmp_path / "season" / "Qualifier.sqlite").exists()
+    status = cli.invoke(app, ["season", "status", str(path)])
+    assert "held before its next event: wait" in status.stdout
+    bad = cli.invoke(app, ["season", "field", str(path), "Final", "C", "Z", "--reason", "x"])
+    assert bad.exit_code == 2 and "no [[engine]] is named 'Z'" in bad.stderr
+    given = cli.invoke(app, ["season", "field", str(path), "Final", "C", "A", "--reason", "seed"])
+    assert given.exit_code == 0, given.output
+    assert cli.invoke(app, ["season", "release", str(path), "--reason", "go"]).exit_code == 0
+    # the Qualifier, then a hold again before the Final
+    first = subprocess.Popen(
+        season_command(path, "run"), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    db = tmp_path / "season" / "Qualifier.sqlite"
+    deadline = time.monotonic() + 120
+    while finished_games(db) < 1 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert cli.invoke(app, ["season", "hold", str(path), "--reason", "update C"]).exit_code == 0
+    out, _ = first.communicate(timeout=300)
+    assert first.returncode == 3 and "held: update C" in out
+    qualifier = (tmp_path / "season" / "Qualifier.toml").read_text()
+    two_events(path, ("--depth", "7"))  # C's author sends an update
+    refused = cli.invoke(
+        app, ["season", "field", str(path), "Qualifier", "A", "B", "--reason", "x"]
+    )
+    assert refused.exit_code == 2 and "has started" in refused.stderr
+    assert cli.invoke(app, ["season", "release", str(path), "--reason", "go"]).exit_code == 0
+    done = subprocess.run(
+        season_command(path, "run"), capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    final = (tmp_path / "season" / "Final.toml").read_text()
+    assert '"--depth", "7"' in final and '"--depth", "7"' not in qualifier
+    assert (tmp_path / "season" / "Qualifier.toml").read_text() == qualifier
+    with sqlite3.connect(tmp_path / "season" / "season.sqlite") as conn:
+        field = conn.execute("SELECT field FROM events WHERE name = 'Final'").fetchone()[0]
+        audit = conn.execute("SELECT kind, event, reason FROM controls ORDER BY id").fetchall()
+    assert json.loads(field) == ["C", "A"]
+    assert audit == [
+        ("hold", None, "wait"), ("field", "Final", "seed"), ("release", None, "go"),
+        ("hold", None, "update C"), ("release", None, "go"),
+    ]  # fmt: skip
+
+
+def test_the_season_schema() -> None:
+    out = CliRunner().invoke(app, ["schema", "season"])
+    assert out.exit_code == 0
+    assert "SeasonEvent" in json.loads(out.stdout)["$defs"]
