@@ -18,6 +18,7 @@ from orchestrator.config.season import Season, event_config, event_toml, slug
 from orchestrator.core.season import Undecided, resolve_field
 from orchestrator.daemon.run import run_event
 from orchestrator.event.read import final_places, load_view
+from orchestrator.store.lock import DatabaseLock
 from orchestrator.store.season import SeasonStore
 
 __all__ = ["HELD", "event_database", "run_season", "season_store"]
@@ -39,6 +40,8 @@ def event_database(season: Season, name: str) -> Path:
 async def run_season(season: Season) -> int:
     """Play `season` to its end (0), or until it is stopped (the exit status of the event
     that was stopped) or held by an undecided tie (`HELD`)."""
+    lock = DatabaseLock(season.folder / "season.sqlite")  # one `season run` at a time
+    lock.acquire()
     store = season_store(season)
     try:
         for event in season.events:
@@ -87,3 +90,4 @@ async def run_season(season: Season) -> int:
         return 0
     finally:
         store.close()
+        lock.release()  # after SQLite's own locks are gone (see store/lock.py)

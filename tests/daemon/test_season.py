@@ -138,6 +138,12 @@ def test_a_season_killed_in_every_event_plays_as_an_uninterrupted_one(
         deadline = time.monotonic() + 300
         while finished_games(db) < 1 and daemon.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
+        if event == EVENTS[0]:  # one `season run` at a time
+            second = subprocess.run(
+                season_command(broken, "run"), capture_output=True, text=True, timeout=60,
+                check=False,
+            )  # fmt: skip
+            assert second.returncode == 2 and "another daemon" in second.stderr, second.stderr
         os.killpg(daemon.pid, signal.SIGKILL)
         daemon.wait()
         killed.append((event, finished_games(db)))
