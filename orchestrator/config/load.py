@@ -318,6 +318,19 @@ def _check_event(config: Config) -> None:
     except StateError as exc:
         raise ConfigError(f"{path}: [tournament] {exc}") from None
     for e in config.engines:
+        if (
+            e.protocol == "xboard"
+            and e.nodes is not None
+            and e.own_tc(section.tc).kind
+            in (
+                "clock",
+                "movetime",
+            )
+        ):
+            raise ConfigError(
+                f'{path}: [[engine]] "{e.name}" nodes: XBoard cannot mix a node cap with a '
+                'clock; give this engine tc = "inf" (or a depth cap)'
+            )
         if e.own_tc(section.tc).kind == "inf" and e.nodes is None and e.depth is None:
             where = "its" if e.tc is not None else "the event's"
             raise ConfigError(
