@@ -469,7 +469,9 @@ async def test_the_record_keeps_measured_and_reported_times() -> None:
     )
     white = r.moves[0]
     assert white.reported_ms is not None and white.reported_ms >= 120
-    assert white.time_ms >= white.reported_ms  # measured at the pipe, around the search
+    # measured at the pipe, around the search: never less, but each is rounded to whole ms
+    # on its own (121.4 charged and 121.5 reported are 121 and 122)
+    assert white.time_ms >= white.reported_ms - 1
     game = chess.pgn.read_game(io.StringIO(to_pgn(r, event="Test")))
     assert game is not None
     first = game.next()
