@@ -192,7 +192,7 @@ def event_toml(
     tournament = _absolute(dict(event.tournament), _PATHS["tournament"], folder)
     name = slug(event.name)
     tournament |= {
-        "name": f"{season.name}: {event.name}",
+        "name": f"{season.name} - {event.name}",  # TCEC's: its PGN archive's name too
         "database": f"{name}.sqlite",
         "pgn_dir": f"{name}-pgn",
     }

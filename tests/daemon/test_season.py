@@ -346,6 +346,9 @@ def test_a_director_holds_the_season_sets_a_field_and_updates_an_engine(tmp_path
         field = conn.execute("SELECT field FROM events WHERE name = 'Final'").fetchone()[0]
         audit = conn.execute("SELECT kind, event, reason FROM controls ORDER BY id").fetchall()
     assert json.loads(field) == ["C", "A"]
+    # named as TCEC names its events, and so is its PGN archive
+    pgn = tmp_path / "season" / "Final-pgn" / "Controls_-_Final" / "Controls_-_Final.pgn"
+    assert pgn.read_text().count('[Event "Controls - Final"]') == 2
     assert audit == [
         ("hold", None, "wait"), ("field", "Final", "seed"), ("release", None, "go"),
         ("hold", None, "update C"), ("release", None, "go"),
