@@ -59,8 +59,7 @@ def decide(
 
     loaded = load_season(season)
     loaded.event(event)
-    store = season_store(loaded)
-    try:
+    with season_store(loaded) as store:
         row = store.events().get(event)
         if row is None or row.places is None:
             raise fail(f"{season}: [[event]] {event!r} has not finished: nothing to decide")
@@ -71,8 +70,6 @@ def decide(
         if len({places[n] for n in engines}) != 1 or len(engines) < 2:
             raise fail(f"{season}: {', '.join(engines)} do not share a place in {event!r}")
         store.decide(event, engines, reason)
-    finally:
-        store.close()
     typer.echo(f"{event}: {' > '.join(engines)}")
 
 
@@ -87,11 +84,8 @@ def status(season: SeasonArg) -> None:
     from orchestrator.event.read import final_places, load_view
 
     loaded = load_season(season)
-    store = season_store(loaded)
-    try:
+    with season_store(loaded) as store:
         rows, held, given = store.events(), store.held(), store.fields()
-    finally:
-        store.close()
     typer.echo(f"{loaded.name}{f' (held before its next event: {held})' if held else ''}")
     for event in loaded.events:
         row = rows.get(event.name)
@@ -130,12 +124,9 @@ def next_season(
     from orchestrator.daemon.season import season_store
 
     loaded = load_season(season)
-    store = season_store(loaded)
-    try:
+    with season_store(loaded) as store:
         rows = store.events()
         decisions = store.decisions()
-    finally:
-        store.close()
     moving = [e for e in loaded.events if e.promote or e.relegate]
     unfinished = [e.name for e in moving if rows.get(e.name) is None or rows[e.name].places is None]
     if unfinished:
@@ -160,11 +151,8 @@ def hold(
     from orchestrator.config.season import load_season
     from orchestrator.daemon.season import season_store
 
-    store = season_store(load_season(season))
-    try:
+    with season_store(load_season(season)) as store:
         store.control("hold", reason)
-    finally:
-        store.close()
     typer.echo(f"{season}: held before its next event")
 
 
@@ -178,13 +166,10 @@ def release(
     from orchestrator.config.season import load_season
     from orchestrator.daemon.season import season_store
 
-    store = season_store(load_season(season))
-    try:
+    with season_store(load_season(season)) as store:
         if store.held() is None:
             raise fail(f"{season}: the season is not held")
         store.control("release", reason)
-    finally:
-        store.close()
     typer.echo(f"{season}: released")
 
 
@@ -202,11 +187,8 @@ def field(
 
     loaded = load_season(season)
     check_field(loaded, loaded.event(event), tuple(engines))
-    store = season_store(loaded)
-    try:
+    with season_store(loaded) as store:
         if event in store.events():
             raise fail(f"{season}: [[event]] {event!r} has started: its field is fixed")
         store.control("field", reason, event, engines)
-    finally:
-        store.close()
     typer.echo(f"{event}: {', '.join(engines)}")

@@ -17,7 +17,7 @@ from orchestrator.core.event.console import (
     finished_line,
     started_line,
 )
-from orchestrator.core.game.endings import Ended, ending_of
+from orchestrator.core.game.endings import ended, ending_of
 from orchestrator.core.game.record import GameRecord
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.stats.elo import penta_counts
@@ -82,19 +82,11 @@ class Console:
         self._print(started_line(number, total, white, black))
 
     def finished(self, game: int, pair: int, record: GameRecord) -> None:
-        ended = Ended(
-            record.white,
-            record.black,
-            record.termination,
-            record.details,
-            record.fault.engine if record.fault else None,
-            record.fault.kind if record.fault else None,
-            record.fault.detail if record.fault else "",
+        ending = ending_of(
+            ended(record.white, record.black, record.termination, record.details, record.fault)
         )
         number = self.numbers.pop(game, 0)
-        self._print(
-            finished_line(number, record.white, record.black, record.result, ending_of(ended))
-        )
+        self._print(finished_line(number, record.white, record.black, record.result, ending))
         self._count(pair, record.white, record.result)
         every = self.config.tournament.rating_interval
         if every and self.count % every == 0:

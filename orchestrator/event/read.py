@@ -17,7 +17,7 @@ import chess
 
 from orchestrator.core.event.model import Game, Round, Tournament
 from orchestrator.core.event.standings import standings
-from orchestrator.core.game.endings import Ended, Tally, tally
+from orchestrator.core.game.endings import Tally, ended, tally
 from orchestrator.core.game.openings import START
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.round import pair_next
@@ -244,16 +244,7 @@ def ending_tally(view: EventView) -> tuple[Tally, dict[str, Tally]]:
     (1, ['C', 'D'])
     """
     return tally(
-        Ended(
-            g.white,
-            g.black,
-            g.termination,
-            g.details,
-            g.fault.engine if g.fault else None,
-            g.fault.kind if g.fault else None,
-            g.fault.detail if g.fault else "",
-            g.forfeit,
-        )
+        ended(g.white, g.black, g.termination, g.details, g.fault, g.forfeit)
         for r in view.rounds
         for g in r.games
         if g.status == "finished"

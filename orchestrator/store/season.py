@@ -76,6 +76,12 @@ class SeasonStore:
     def close(self) -> None:
         self.conn.close()
 
+    def __enter__(self) -> SeasonStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def events(self) -> dict[str, EventRow]:
         rows = self.conn.execute(
             "SELECT name, state, field, engines, chosen_by, places FROM events"

@@ -14,6 +14,7 @@ from pathlib import Path
 import chess.pgn
 import pytest
 
+from tests.support.daemon import finished_count
 from tests.support.processes import wait_for
 
 STOCKFISH = Path("/usr/games/stockfish")
@@ -31,15 +32,6 @@ def command(folder: Path, *extra: str) -> list[str]:
     ]  # fmt: skip
 
 
-def finished(db: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
-            row = conn.execute("SELECT count(*) FROM games WHERE status = 'finished'").fetchone()
-            return int(row[0])
-    except sqlite3.Error:
-        return 0
-
-
 def test_a_match_from_the_command_line_resumes_after_kill_nine(tmp_path: Path) -> None:
     db = tmp_path / "m.sqlite"
     shell = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
@@ -48,12 +40,12 @@ def test_a_match_from_the_command_line_resumes_after_kill_nine(tmp_path: Path) -
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
-        wait_for(lambda: finished(db) >= 1 or first.poll() is not None, timeout=120)
+        wait_for(lambda: finished_count(db) >= 1 or first.poll() is not None, timeout=120)
     finally:
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
     assert (tmp_path / "m.toml").read_text().startswith("# written by `orchestrator match`")
-    done = finished(db)
+    done = finished_count(db)
     assert 1 <= done < 4  # killed mid-match
     time.sleep(0.5)  # the killed daemon's engines follow it (their parent-death signal)
     again = subprocess.run(
@@ -61,7 +53,7 @@ def test_a_match_from_the_command_line_resumes_after_kill_nine(tmp_path: Path) -
         check=False,
     )  # fmt: skip
     assert again.returncode == 0, again.stderr[-3000:]
-    assert finished(db) == 4
+    assert finished_count(db) == 4
     with sqlite3.connect(db) as conn:
         played = conn.execute("SELECT white, black FROM games ORDER BY round, number").fetchall()
     assert sorted(played) == [("SF", "Toga"), ("SF", "Toga"), ("Toga", "SF"), ("Toga", "SF")]

@@ -19,6 +19,7 @@ import pytest
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
+from tests.support.daemon import finished_count
 from tests.support.paths import DATA, SCRIPTED
 
 NAMES = [f"E{i:02d}" for i in range(1, 17)]
@@ -102,16 +103,6 @@ def games(folder: Path) -> dict[str, list[tuple[Any, ...]]]:
     return out
 
 
-def finished_games(db: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
-            return int(
-                conn.execute("SELECT count(*) FROM games WHERE status = 'finished'").fetchone()[0]
-            )
-    except sqlite3.Error:
-        return 0
-
-
 @pytest.fixture(scope="module")
 def whole(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The season played once, uninterrupted."""
@@ -136,7 +127,7 @@ def test_a_season_killed_in_every_event_plays_as_an_uninterrupted_one(
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )  # fmt: skip
         deadline = time.monotonic() + 300
-        while finished_games(db) < 1 and daemon.poll() is None and time.monotonic() < deadline:
+        while finished_count(db) < 1 and daemon.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         if event == EVENTS[0]:  # one `season run` at a time
             second = subprocess.run(
@@ -146,7 +137,7 @@ def test_a_season_killed_in_every_event_plays_as_an_uninterrupted_one(
             assert second.returncode == 2 and "another daemon" in second.stderr, second.stderr
         os.killpg(daemon.pid, signal.SIGKILL)
         daemon.wait()
-        killed.append((event, finished_games(db)))
+        killed.append((event, finished_count(db)))
         time.sleep(0.3)  # its engines follow it (their parent-death signal)
     last = subprocess.run(
         season_command(broken, "run"), capture_output=True, text=True, timeout=600, check=False
@@ -195,16 +186,13 @@ def test_season_next_moves_engines_up_and_down(whole: Path, tmp_path: Path) -> N
     assert CliRunner().invoke(app, ["season", "check", str(first)]).exit_code == 0
 
 
-def test_a_tie_at_the_cut_holds_the_season_until_a_director_decides(tmp_path: Path) -> None:
-    """Two engines that draw every game share first place; the next event takes the top 1:
-    the season holds (exit 3) and names the tie; `season decide` orders it, audited, and the
-    season goes on with the director's choice."""
-    path = tmp_path / "season.toml"
-    path.write_text(
-        f"""[season]
-name = "Tie"
+def two_events(path: Path, c_args: tuple[str, ...] = ()) -> Path:
+    """A two-game Qualifier of A and B (100 ms a move: a second game long enough for a hold
+    given after the first to come before the Final), then a Final of C and its winner."""
+    text = f"""[season]
+name = "Controls"
 
-{engines(["A", "B", "C"], "--score", "0")}
+{engines(["A", "B"], "--score", "0", "--delay", "100")}{engines(["C"], "--score", "0", *c_args)}
 [[event]]
 name = "Qualifier"
 field = ["A", "B"]
@@ -225,7 +213,15 @@ tc = "10+0.1"
 [event.adjudication]
 max_moves = 6
 """
-    )
+    path.write_text(text)
+    return path
+
+
+def test_a_tie_at_the_cut_holds_the_season_until_a_director_decides(tmp_path: Path) -> None:
+    """Two engines that draw every game share first place; the next event takes the top 1:
+    the season holds (exit 3) and names the tie; `season decide` orders it, audited, and the
+    season goes on with the director's choice."""
+    path = two_events(tmp_path / "season.toml")
     held = subprocess.run(
         season_command(path, "run"), capture_output=True, text=True, timeout=300, check=False
     )
@@ -267,37 +263,6 @@ def test_a_bad_season_file_is_one_line(source: Path, command: str, tmp_path: Pat
     assert not (tmp_path / "season").exists()
 
 
-def two_events(path: Path, c_args: tuple[str, ...] = ()) -> Path:
-    """A two-game Qualifier of A and B (100 ms a move: a second game long enough for a hold
-    given after the first to come before the Final), then a Final of C and its winner."""
-    text = f"""[season]
-name = "Controls"
-
-{engines(["A", "B"], "--score", "0", "--delay", "100")}{engines(["C"], "--score", "0", *c_args)}
-[[event]]
-name = "Qualifier"
-field = ["A", "B"]
-[event.tournament]
-system = "match"
-system_options = {{ games = 2, shared = true }}
-tc = "10+0.1"
-[event.adjudication]
-max_moves = 6
-
-[[event]]
-name = "Final"
-field = ["C", {{ top = 1, of = "Qualifier" }}]
-[event.tournament]
-system = "match"
-system_options = {{ games = 2, shared = true }}
-tc = "10+0.1"
-[event.adjudication]
-max_moves = 6
-"""
-    path.write_text(text)
-    return path
-
-
 def test_a_director_holds_the_season_sets_a_field_and_updates_an_engine(tmp_path: Path) -> None:
     """A hold stops the season before its next event; a field set by hand replaces the one
     the draws give (here: one that would hold on a tie); an engine changed in the season file
@@ -323,7 +288,7 @@ def test_a_director_holds_the_season_sets_a_field_and_updates_an_engine(tmp_path
     )
     db = tmp_path / "season" / "Qualifier.sqlite"
     deadline = time.monotonic() + 120
-    while finished_games(db) < 1 and time.monotonic() < deadline:
+    while finished_count(db) < 1 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert cli.invoke(app, ["season", "hold", str(path), "--reason", "update C"]).exit_code == 0
     out, _ = first.communicate(timeout=300)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 from orchestrator.core.game.adjudication import MOVE_LIMIT_WORDS, RESIGN_WORDS
+from orchestrator.core.game.record import Fault
 
 __all__ = [
     "ENDINGS",
@@ -25,6 +26,7 @@ __all__ = [
     "Ended",
     "Ending",
     "Tally",
+    "ended",
     "ending_of",
     "overstep_ms",
     "summary",
@@ -147,6 +149,32 @@ class Ended:
     fault_kind: str | None = None
     fault_detail: str = ""
     forfeit: bool = False
+
+
+def ended(
+    white: str,
+    black: str,
+    termination: str | None,
+    details: str | None,
+    fault: Fault | None,
+    forfeit: bool = False,
+) -> Ended:
+    """What `ending_of` reads of a game: its ending's words and its fault, if any.
+
+    >>> ended("A", "B", "time forfeit", "White loses on time", Fault("A", "time_forfeit", ""))
+    Ended(white='A', black='B', termination='time forfeit', details='White loses on time', \
+fault_engine='A', fault_kind='time_forfeit', fault_detail='', forfeit=False)
+    """
+    return Ended(
+        white,
+        black,
+        termination,
+        details,
+        fault.engine if fault else None,
+        fault.kind if fault else None,
+        fault.detail if fault else "",
+        forfeit,
+    )
 
 
 def ending_of(game: Ended) -> Ending:
