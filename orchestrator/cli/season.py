@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from orchestrator.cli.base import app, fail, user_errors
+from orchestrator.cli.base import ParentOpt, app, fail, user_errors
 
 season_app = typer.Typer(
     help="A season's events in order, fields drawn from earlier events' places.",
@@ -32,17 +32,24 @@ def check(season: SeasonArg) -> None:
 
 @season_app.command("run")
 @user_errors
-def run(season: SeasonArg) -> None:
+def run(
+    season: SeasonArg,
+    http: Annotated[
+        str | None, typer.Option(help="Also serve the season's web view at HOST:PORT.")
+    ] = None,
+) -> None:
     """Play SEASON's events in order, unattended; the same command resumes it."""
     import asyncio
 
+    from orchestrator.cli.web import parse_address
     from orchestrator.config.season import load_season
     from orchestrator.daemon.season import run_season
     from orchestrator.logs import configure
 
+    address = parse_address(http) if http else None
     loaded = load_season(season)
     configure()
-    raise typer.Exit(asyncio.run(run_season(loaded)))
+    raise typer.Exit(asyncio.run(run_season(loaded, address)))
 
 
 @season_app.command("decide")
@@ -55,7 +62,7 @@ def decide(
 ) -> None:
     """Order engines that tied in EVENT's final places (the season never guesses)."""
     from orchestrator.config.season import load_season
-    from orchestrator.daemon.season import season_store
+    from orchestrator.event.season import season_store
 
     loaded = load_season(season)
     loaded.event(event)
@@ -80,36 +87,71 @@ def status(season: SeasonArg) -> None:
     import asyncio
 
     from orchestrator.config.season import load_season
-    from orchestrator.daemon.season import event_database, season_store
-    from orchestrator.event.read import final_places, load_view
+    from orchestrator.event.season import season_status
+
+    now = asyncio.run(season_status(load_season(season)))
+    typer.echo(f"{now.name}{f' (held before its next event: {now.held})' if now.held else ''}")
+    for event in now.events:
+        if event.state == "pending":
+            sources = f" (after {', '.join(event.after)})" if event.after else ""
+            typer.echo(f"  {event.name}: pending{sources}")
+            if event.field_by_director:
+                typer.echo(f"    field set by a director: {', '.join(event.field)}")
+            continue
+        typer.echo(f"  {event.name}: {event.state}; field {', '.join(event.field)}")
+        top = ", ".join(f"{p} {n}" for p, n in event.places[:3])
+        if top:
+            typer.echo(f"    {'places' if event.state == 'finished' else 'leaders'}: {top}")
+        if event.up:
+            typer.echo(f"    up: {', '.join(event.up)}")
+        if event.down:
+            typer.echo(f"    down: {', '.join(event.down)}")
+
+
+@season_app.command("serve")
+@user_errors
+def serve(
+    season: SeasonArg,
+    host: Annotated[
+        str, typer.Option(help="Address to bind (loopback unless told).")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=1, max=65535)] = 8080,
+    fd: Annotated[
+        int | None, typer.Option(hidden=True, help="Serve on this listening socket.")
+    ] = None,
+    parent: ParentOpt = None,
+) -> None:
+    """Serve SEASON's web view: its page, and every event's pages under the event's name."""
+    import asyncio
+    import os
+    import socket
+
+    import structlog
+
+    from orchestrator.config.season import load_season
+    from orchestrator.daemon.system import WebProcess, become_web_child
+    from orchestrator.logs import configure, limit_server_errors
+    from orchestrator.web.season import make_season_app
+    from orchestrator.web.server import connection_cap, serve_until_stopped
 
     loaded = load_season(season)
-    with season_store(loaded) as store:
-        rows, held, given = store.events(), store.held(), store.fields()
-    typer.echo(f"{loaded.name}{f' (held before its next event: {held})' if held else ''}")
-    for event in loaded.events:
-        row = rows.get(event.name)
-        if row is None:
-            sources = ", ".join(str(d) for d in event.draws())
-            typer.echo(f"  {event.name}: pending{f' (after {sources})' if sources else ''}")
-            if event.name in given:
-                typer.echo(f"    field set by a director: {', '.join(given[event.name])}")
-            continue
-        places = row.places
-        if places is None and event_database(loaded, event.name).exists():
-            view = asyncio.run(load_view(event_database(loaded, event.name)))
-            places = final_places(view)
-        state = "finished" if row.state == "finished" else "running"
-        top = ", ".join(f"{p} {n}" for p, n in (places or [])[:3])
-        typer.echo(f"  {event.name}: {state}; field {', '.join(row.field)}")
-        if top:
-            typer.echo(f"    {'places' if state == 'finished' else 'leaders'}: {top}")
-        if places and row.state == "finished":
-            names = [n for _, n in places]
-            if event.promote:
-                typer.echo(f"    up: {', '.join(names[: event.promote])}")
-            if event.relegate:
-                typer.echo(f"    down: {', '.join(names[len(names) - event.relegate :])}")
+    if parent is not None:
+        become_web_child(parent)
+    else:
+        os.nice(WebProcess.NICE)  # beside a season, engines and their clocks come first
+    configure()
+    limit_server_errors()
+    log = structlog.get_logger()
+    listening = None if fd is None else socket.socket(fileno=fd)  # `season run --http`
+
+    def started(address: str) -> None:
+        log.info("serving", season=str(season), address=address, max_connections=connection_cap())
+
+    asyncio.run(
+        serve_until_stopped(
+            make_season_app(loaded), sock=listening, host=host, port=port, on_started=started
+        )
+    )
 
 
 @season_app.command("next")
@@ -121,7 +163,7 @@ def next_season(
     """Write the next season's file: each league's engines after promotion and relegation."""
     from orchestrator.config.season import load_season, season_toml
     from orchestrator.core.season import Undecided, next_memberships
-    from orchestrator.daemon.season import season_store
+    from orchestrator.event.season import season_store
 
     loaded = load_season(season)
     with season_store(loaded) as store:
@@ -149,7 +191,7 @@ def hold(
 ) -> None:
     """Hold SEASON before its next event (an event being played goes on to its end)."""
     from orchestrator.config.season import load_season
-    from orchestrator.daemon.season import season_store
+    from orchestrator.event.season import season_store
 
     with season_store(load_season(season)) as store:
         store.control("hold", reason)
@@ -164,7 +206,7 @@ def release(
 ) -> None:
     """Release a hold: `season run` goes on with the next event."""
     from orchestrator.config.season import load_season
-    from orchestrator.daemon.season import season_store
+    from orchestrator.event.season import season_store
 
     with season_store(load_season(season)) as store:
         if store.held() is None:
@@ -183,7 +225,7 @@ def field(
 ) -> None:
     """Set EVENT's field by hand, before it starts, in place of the one its draws give."""
     from orchestrator.config.season import check_field, load_season
-    from orchestrator.daemon.season import season_store
+    from orchestrator.event.season import season_store
 
     loaded = load_season(season)
     check_field(loaded, loaded.event(event), tuple(engines))

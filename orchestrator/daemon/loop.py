@@ -43,7 +43,7 @@ from orchestrator.event.health import encode as health_json
 from orchestrator.event.read import STRIKES, final_places, view_of
 from orchestrator.event.resume import StartedEvent
 from orchestrator.event.state import OpeningChoice, new_games, tournament
-from orchestrator.event.tcec_files import live_headers
+from orchestrator.event.tcec_files import ArchiveMenu, live_headers
 from orchestrator.executor import DaskExecutor, Executor, HostFault, make_executor
 from orchestrator.game.game import GameSpec
 from orchestrator.game.pgn import PgnSpec, elo_tags, side_tc
@@ -91,6 +91,7 @@ class Daemon:
         drain: bool = False,
         executor: Executor | None = None,
         console: Console | None = None,
+        menu: ArchiveMenu | None = None,
     ) -> None:
         self.config = config
         self.event = event
@@ -115,7 +116,9 @@ class Daemon:
         self.name = config.tournament.name
         self.pgn_files = PgnFiles(self.folder, self.name)
         live_dir = config.tournament.live_dir
-        self.tcec_files = None if live_dir is None else TcecFiles(live_dir, config.adjudication)
+        self.tcec_files = (
+            None if live_dir is None else TcecFiles(live_dir, config.adjudication, menu)
+        )
         self.engine_logs = EngineLogs(logs_folder(config.tournament.database))
         #: what only the daemon knows of its health, written with each heartbeat
         self.health = Health()

@@ -26,6 +26,7 @@ from orchestrator.core.game.record import GameRecord, MoveRecord
 from orchestrator.event.export import round_pgn, slug, standings_text
 from orchestrator.event.read import EventView, ending_tally, standings_json, standings_notes
 from orchestrator.event.tcec_files import (
+    ArchiveMenu,
     LiveMove,
     crosstable_json,
     eventcrosstable_json,
@@ -254,8 +255,9 @@ class TcecFiles:
     state comes is dropped for it, so the event loop never waits for a disk.
     """
 
-    def __init__(self, folder: Path, rules: Adjudication) -> None:
+    def __init__(self, folder: Path, rules: Adjudication, menu: ArchiveMenu | None = None) -> None:
         self.folder, self.rules = folder, rules
+        self.menu = menu  # a season's events, for gamelist.json
         self.games: dict[int, _LiveGame] = {}
         self.followed: int | None = None
         self.pending: dict[str, Callable[[], str]] = {}
@@ -309,7 +311,7 @@ class TcecFiles:
 
     def event(self, view: EventView) -> None:
         self._queue("tournament.json", lambda: json.dumps(tournament_json(view), indent=1))
-        self._queue("gamelist.json", lambda: json.dumps(gamelist_json(view), indent=1))
+        self._queue("gamelist.json", lambda: json.dumps(gamelist_json(view, self.menu), indent=1))
         self._queue("schedule.json", lambda: json.dumps(schedule_json(view), indent=1))
         self._queue("crosstable.json", lambda: json.dumps(crosstable_json(view), indent=1))
         if view.settings.system == "knockout":  # TCEC's Cup viewer draws its bracket

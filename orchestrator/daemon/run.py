@@ -36,6 +36,7 @@ from orchestrator.engines.affinity import cpu_plan, pin, pin_threads
 from orchestrator.engines.probe import from_fen, probe, probe_kibitzer
 from orchestrator.engines.slices import runner_slice
 from orchestrator.event.resume import create_or_resume
+from orchestrator.event.tcec_files import ArchiveMenu
 from orchestrator.executor.cluster import DaskExecutor, security
 from orchestrator.store.database import Store
 from orchestrator.store.lock import DatabaseLock
@@ -174,16 +175,19 @@ async def run_event(
     drain: bool,
     http: tuple[str, int] | None,
     output: Form | None = None,
+    *,
+    menu: ArchiveMenu | None = None,
 ) -> int:
     """Run the event; SIGTERM, SIGINT and SIGHUP stop it cleanly at any moment.  `output`:
-    the games also as fastchess or cutechess print them, on standard output."""
+    the games also as fastchess or cutechess print them, on standard output; `menu`: the
+    season's events that TCEC's `gamelist.json` lists (`season run`), else this event."""
     runner_slice()  # before its threads start: the engines it starts come first (slices.py)
     loop = asyncio.get_running_loop()
     stop = _Stop()
     for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, stop, sig.name)
     try:
-        return await _run_event(config_path, force, drain, http, stop, output)
+        return await _run_event(config_path, force, drain, http, stop, output, menu)
     finally:
         for sig in STOP_SIGNALS:
             loop.remove_signal_handler(sig)
@@ -227,6 +231,7 @@ async def _run_event(
     http: tuple[str, int] | None,
     stop: _Stop,
     output: Form | None,
+    menu: ArchiveMenu | None,
 ) -> int:
     config, openings = await validate(config_path, start_engines=True)
     plan = cpu_plan(config)  # too few cores for the pinned games: refused, nothing touched
@@ -252,17 +257,11 @@ async def _run_event(
             if output is not None:
                 console = Console(output, config)
                 await console.load(store)
-            daemon = Daemon(config, event, store, openings, drain=drain, console=console)
+            daemon = Daemon(config, event, store, openings, drain=drain, console=console, menu=menu)
             stop.attach(daemon)
             site = None
             if http:
-                host, port = http
-                try:
-                    site = WebProcess(config.tournament.database, host, port)
-                except OSError as exc:
-                    raise ConfigError(
-                        f"--http: cannot listen on {host}:{port}: {exc.strerror}"
-                    ) from None
+                site = WebProcess.of_event(config.tournament.database, *http)
                 site.start()
             kibitz = KibitzProcess(config.tournament.database) if config.kibitzers else None
             watch = None

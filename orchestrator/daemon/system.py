@@ -10,8 +10,10 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
+from orchestrator.config.model import ConfigError
 from orchestrator.engines.adapter import ENGINE_PIDS, die_with_parent
 from orchestrator.engines.procfs import processes
 from orchestrator.executor import HELPER_PIDS
@@ -51,24 +53,32 @@ def own_children() -> frozenset[int]:
 
 
 class WebProcess:
-    """The web view of `run --http`, served by a process of its own (`orchestrator serve`).
+    """The web view of `run --http` (`orchestrator serve`) and of `season run --http`
+    (`orchestrator season serve`), served by a process of its own.
 
     It never shares an event loop, or the GIL, with the clocks of running games, and it runs
     at a lower CPU priority (nice 10) than the daemon and the engines.  The daemon binds the
-    socket itself, so a bad address fails before the event starts, and hands it over; the
-    server dies with the daemon (parent-death signal), and `stop` ends it.
+    socket itself, so a bad address fails (a `ConfigError`) before the event starts, and
+    hands it over; the server dies with the daemon (parent-death signal), and `stop` ends it.
     """
 
     NICE = 10
 
-    def __init__(self, database: Path, host: str, port: int) -> None:
-        self.database = database
-        self.socket = socket.create_server((host, port), reuse_port=False)
+    def __init__(self, serve: Sequence[str], host: str, port: int) -> None:
+        self.serve = list(serve)  # the command's words: ["serve", "--db", "event.sqlite"]
+        try:
+            self.socket = socket.create_server((host, port), reuse_port=False)
+        except OSError as exc:
+            raise ConfigError(f"--http: cannot listen on {host}:{port}: {exc.strerror}") from None
         self.process: subprocess.Popen[bytes] | None = None
+
+    @classmethod
+    def of_event(cls, database: Path, host: str, port: int) -> WebProcess:
+        return cls(["serve", "--db", str(database)], host, port)
 
     def start(self) -> None:
         fd = self.socket.fileno()
-        command = [sys.executable, "-m", "orchestrator", "serve", "--db", str(self.database)]
+        command = [sys.executable, "-m", "orchestrator", *self.serve]
         self.process = subprocess.Popen(
             [*command, "--fd", str(fd), "--parent", str(os.getpid())],
             pass_fds=(fd,),

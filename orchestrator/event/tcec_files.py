@@ -6,9 +6,10 @@ The field names are those TCEC's runner writes and its viewer (TCEC-Chess/tcecgu
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any, NamedTuple, TypedDict
 
 import chess
 import chess.pgn
@@ -524,15 +525,12 @@ def tournament_json(view: EventView) -> TournamentJSON:
     (0, 0, 'Sample')
     """
     settings = view.settings
-    cup = 0
-    if settings.system == "knockout":
-        order = settings.system_options.get("bracket", "equal-distance")
-        cup = 6 if order == "equal-distance" else 5  # the viewer's calculate_seeds mode
+    cup, frc = archive_flags(settings.system, settings.system_options, settings.variant)
     return {
         "name": view.name,
         "url": slug(view.name),
         "cup": cup,
-        "frc": int(settings.variant != "standard"),
+        "frc": frc,
         "system": settings.system,
         "rounds": settings.rounds,
         "games": view.tournament.games_planned(),
@@ -540,26 +538,81 @@ def tournament_json(view: EventView) -> TournamentJSON:
     }
 
 
-def gamelist_json(view: EventView) -> dict[str, object]:
-    """`gamelist.json`, the viewer's archive menu: this event as the one entry of one season
-    (tcecgui `analyse_seasons`, `open_event`: `Seasons`, each with its `sub` events, each
-    with `abb`, `url`, `menu`, `cup`, `frc` and `eventtag`).
+def archive_flags(system: str, options: Mapping[str, Any], variant: str) -> tuple[int, int]:
+    """An event's `cup` and `frc` as TCEC's viewer reads them: `cup` 6 for a knockout seeded
+    at equal distances, 5 for one seeded otherwise (the viewer's `calculate_seeds` modes),
+    0 for any other event; `frc` 1 for Chess960.
+
+    >>> archive_flags("knockout", {}, "standard"), archive_flags("swiss", {}, "chess960")
+    ((6, 0), (0, 1))
+    """
+    cup = 0
+    if system == "knockout":
+        cup = 6 if options.get("bracket", "equal-distance") == "equal-distance" else 5
+    return cup, int(variant != "standard")
+
+
+class ArchiveEvent(NamedTuple):
+    """An event of a season's archive menu: its full name, its name in the menu."""
+
+    name: str  # "TCEC Season 20 - League 2"
+    menu: str  # "League 2"
+    cup: int
+    frc: int
+
+
+class ArchiveMenu(NamedTuple):
+    """The events that `gamelist.json` lists, under one season's key."""
+
+    season: str
+    events: tuple[ArchiveEvent, ...]
+
+    @staticmethod
+    def key(name: str) -> str:
+        """A season's key in `gamelist.json`: its number where its name ends in one (the
+        viewer shows "Season 20"), else its name (shown as it is).
+
+        >>> ArchiveMenu.key("TCEC Season 20"), ArchiveMenu.key("Autumn cup")
+        ('20', 'Autumn cup')
+        """
+        number = re.search(r"(\d+)\s*$", name)
+        return number.group(1) if number else name
+
+
+def gamelist_json(view: EventView, menu: ArchiveMenu | None = None) -> dict[str, object]:
+    """`gamelist.json`, the viewer's archive menu (tcecgui `analyse_seasons`, `open_event`:
+    `Seasons`, each with its `sub` events, each with `id`, `abb`, `url`, `menu`, `no`, `dno`,
+    `cup`, `frc` and `eventtag`): this event alone as season "1", or, in a season
+    (`menu`), every event of the season so far.
 
     >>> from orchestrator.event.sample import sample_view
     >>> gamelist_json(sample_view())["Seasons"]["1"]["sub"][0]["menu"]
     'Sample'
+    >>> menu = ArchiveMenu("20", (ArchiveEvent("S20 - L2", "L2", 0, 0),
+    ...                           ArchiveEvent("S20 - Cup", "Cup", 6, 0)))
+    >>> [e["abb"] for e in gamelist_json(sample_view(), menu)["Seasons"]["20"]["sub"]]
+    ['S20_-_L2', 'S20_-_Cup']
     """
-    tour = tournament_json(view)
-    entry = {
-        "abb": tour["url"],
-        "url": tour["url"],
-        "menu": view.name,
-        "dno": "1",
-        "cup": tour["cup"],
-        "frc": tour["frc"],
-        "eventtag": tour["url"] if tour["cup"] else "",
-    }
-    return {"Seasons": {"1": {"sub": [entry]}}}
+    if menu is None:
+        tour = tournament_json(view)
+        menu = ArchiveMenu("1", (ArchiveEvent(view.name, view.name, tour["cup"], tour["frc"]),))
+    entries = []
+    for number, event in enumerate(menu.events):
+        abb = slug(event.name)
+        entries.append(
+            {
+                "id": abb.lower(),
+                "abb": abb,
+                "url": abb,
+                "menu": event.menu,
+                "no": menu.season,
+                "dno": f"{number:04d}",
+                "cup": event.cup,
+                "frc": event.frc,
+                "eventtag": abb if event.cup else "",
+            }
+        )
+    return {"Seasons": {menu.season: {"sub": entries}}}
 
 
 class KibitzEntry(TypedDict, total=False):

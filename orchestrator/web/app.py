@@ -28,7 +28,7 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry
 
 from orchestrator.core.event.standings import scores_by_round
-from orchestrator.event.api import GameJSON
+from orchestrator.event.api import GameJSON, RoundJSON
 from orchestrator.event.audit import audit_log
 from orchestrator.event.export import crosstable, event_pgn, round_pgn, slug
 from orchestrator.event.health import decode as decode_health
@@ -49,6 +49,8 @@ from orchestrator.web.metrics import registry as metrics_registry
 from orchestrator.web.push import HUB, PushHub, push_context
 
 DB = web.AppKey("db", Path)
+#: where the event's pages are mounted: "" alone, "/League_2" under a season's view
+ROOT = web.AppKey("root", str)
 METRICS = web.AppKey("metrics", CollectorRegistry)
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -82,8 +84,15 @@ async def _reading(request: web.Request) -> AsyncIterator[tuple[EventView, Store
         await store.close()
 
 
-def _html(text: str) -> web.Response:
+def _html(request: web.Request, text: str) -> web.Response:
+    """A page, its links resolved from where the event is mounted (its `<base>`)."""
+    text = pages.mounted(text, request.app[ROOT])
     return web.Response(text=text, content_type="text/html", charset="utf-8")
+
+
+def _rooted(request: web.Request, url: str | None) -> str | None:
+    """A URL of the event's (`/download/games/3.log`) as seen from the server's root."""
+    return None if url is None else request.app[ROOT] + url
 
 
 def _svg(text: str) -> web.Response:
@@ -109,7 +118,17 @@ async def _game(request: web.Request) -> tuple[str, GameJSON]:
         game = view.game(wanted)
         if game is None:
             raise web.HTTPNotFound(text=f"no game {wanted}")
-        return view.name, await game_json(view, store, game)
+        data = await game_json(view, store, game)
+        data["log"] = _rooted(request, data["log"])
+        return view.name, data
+
+
+def _round_json(request: web.Request, view: EventView) -> RoundJSON:
+    """The round of the request, its fault logs' URLs seen from the server's root."""
+    data = round_json(view, _round(view, _number(request, "n")))
+    for game in data["games"]:
+        game["fault_log"] = _rooted(request, game["fault_log"])
+    return data
 
 
 def _round(view: EventView, number: int) -> RoundRow:
@@ -124,24 +143,24 @@ def _round(view: EventView, number: int) -> RoundRow:
 
 async def overview_page(request: web.Request) -> web.Response:
     async with _reading(request) as (view, store):
-        return _html(pages.overview(await overview_json(view, store)))
+        return _html(request, pages.overview(await overview_json(view, store)))
 
 
 async def standings_page(request: web.Request) -> web.Response:
     view = await _view(request)
-    return _html(pages.standings(standings_json(view)))
+    return _html(request, pages.standings(standings_json(view)))
 
 
 async def crosstable_page(request: web.Request) -> web.Response:
     view = await _view(request)
     ids = [g.id for r in view.rounds for g in r.games]
     text = crosstable(view.standings_tournament(), view.settings.tiebreaks)
-    return _html(pages.crosstable(view.name, crosstable_json(view), ids, text))
+    return _html(request, pages.crosstable(view.name, crosstable_json(view), ids, text))
 
 
 async def schedule_page(request: web.Request) -> web.Response:
     view = await _view(request)
-    return _html(pages.schedule(schedule_data(view, datetime.now(UTC))))
+    return _html(request, pages.schedule(schedule_data(view, datetime.now(UTC))))
 
 
 async def api_schedule(request: web.Request) -> web.Response:
@@ -174,22 +193,22 @@ async def log_page(request: web.Request) -> web.Response:
         entries = await audit_log(request.app[DB])
     except StoreError as exc:
         raise web.HTTPServiceUnavailable(text=str(exc)) from None
-    return _html(pages.audit(view.name, entries))
+    return _html(request, pages.audit(view.name, entries))
 
 
 async def rounds_page(request: web.Request) -> web.Response:
     view = await _view(request)
-    return _html(pages.rounds(view.name, [r.number for r in view.rounds]))
+    return _html(request, pages.rounds(view.name, [r.number for r in view.rounds]))
 
 
 async def round_page(request: web.Request) -> web.Response:
     view = await _view(request)
-    return _html(pages.round_page(view.name, round_json(view, _round(view, _number(request, "n")))))
+    return _html(request, pages.round_page(view.name, _round_json(request, view)))
 
 
 async def game_page(request: web.Request) -> web.Response:
     event, game = await _game(request)
-    return _html(pages.game_page(event, game))
+    return _html(request, pages.game_page(event, game))
 
 
 async def board_svg(request: web.Request) -> web.Response:
@@ -250,7 +269,7 @@ async def api_standings(request: web.Request) -> web.Response:
 
 async def api_round(request: web.Request) -> web.Response:
     view = await _view(request)
-    return _json(round_json(view, _round(view, _number(request, "n"))))
+    return _json(_round_json(request, view))
 
 
 async def api_game(request: web.Request) -> web.Response:
@@ -360,7 +379,7 @@ SECURITY_HEADERS = {
     "X-Content-Type-Options": "nosniff",
     "Content-Security-Policy": (
         "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
-        "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; "
+        "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; "
         "form-action 'none'; frame-ancestors 'none'"
     ),
 }
@@ -368,14 +387,17 @@ SECURITY_HEADERS = {
 CACHED = {"Cache-Control": "max-age=300"}
 
 
-async def _security_headers(request: web.Request, response: web.StreamResponse) -> None:
+async def security_headers(request: web.Request, response: web.StreamResponse) -> None:
     response.headers.update(SECURITY_HEADERS)
 
 
-def make_app(db: Path) -> web.Application:
+def make_app(db: Path, root: str = "") -> web.Application:
+    """The web view of the event in `db`, served at `root` ("" alone; a season's view mounts
+    each event's under its own, `/League_2`)."""
     app = web.Application()
-    app.on_response_prepare.append(_security_headers)
+    app.on_response_prepare.append(security_headers)
     app[DB] = db
+    app[ROOT] = root
     app[HUB] = hub = PushHub(db)
     app[METRICS] = metrics_registry(db)
     app.cleanup_ctx.append(push_context)

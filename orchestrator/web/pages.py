@@ -25,11 +25,30 @@ from orchestrator.event.api import (
     TeamStandingJSON,
     VoidedJSON,
 )
+from orchestrator.event.season import SeasonStatus
 from orchestrator.event.tcec_files import CrosstableJSON
 
 
 def _e(value: object) -> str:
     return escape("" if value is None else str(value), quote=True)
+
+
+#: every page's `<base>`, which `base` replaces where the event's view is mounted elsewhere
+BASE = "<base href='/'>"
+
+
+def mounted(page: str, root: str) -> str:
+    """An event's `page` where its view is mounted at `root` under a season's: its links
+    resolve from there (its `<base>`), and its navigation leads back to the season.
+
+    >>> page = mounted(layout("E", ""), "/League_2")
+    >>> "<base href='/League_2/'>" in page, "<nav><a href='/'>Season</a>" in page
+    (True, True)
+    """
+    if not root:
+        return page
+    page = page.replace(BASE, f"<base href='{_e(root)}/'>", 1)
+    return page.replace("<nav>", "<nav><a href='/'>Season</a>", 1)
 
 
 def layout(title: str, body: str, *, live: bool = True, game: int | None = None) -> str:
@@ -38,12 +57,12 @@ def layout(title: str, body: str, *, live: bool = True, game: int | None = None)
     attrs = f" data-game='{game}'" if game is not None else (" data-live='1'" if live else "")
     return (
         "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{_e(title)}</title><link rel='stylesheet' href='/static/app.css'>"
-        "<script src='/static/app.js' defer></script></head><body>"
-        "<nav><a href='/'>Overview</a><a href='/schedule'>Schedule</a>"
-        "<a href='/standings'>Standings</a><a href='/crosstable'>Crosstable</a>"
-        "<a href='/rounds'>Rounds</a><a href='/log'>Log</a>"
-        "<a href='/download/event.pgn'>Event PGN</a><a href='/download/archive.zip'>PGN archive</a>"
+        f"{BASE}<title>{_e(title)}</title><link rel='stylesheet' href='static/app.css'>"
+        "<script src='static/app.js' defer></script></head><body>"
+        "<nav><a href='./'>Overview</a><a href='schedule'>Schedule</a>"
+        "<a href='standings'>Standings</a><a href='crosstable'>Crosstable</a>"
+        "<a href='rounds'>Rounds</a><a href='log'>Log</a>"
+        "<a href='download/event.pgn'>Event PGN</a><a href='download/archive.zip'>PGN archive</a>"
         f"</nav><main{attrs}>{body}</main></body></html>"
     )
 
@@ -58,7 +77,7 @@ def overview(data: OverviewJSON) -> str:
     if not data["finished"] and not data.get("daemon", {}).get("running", True):
         state += " (no daemon is running)"
     running = "".join(
-        f"<li><a href='/games/{g['id']}'>{g['round']}.{g['number']} {_e(g['white'])} - "
+        f"<li><a href='games/{g['id']}'>{g['round']}.{g['number']} {_e(g['white'])} - "
         f"{_e(g['black'])}</a>: ply <span data-plies-of='{g['id']}'>{g['plies']}</span></li>"
         for g in data["games_running"]
     )
@@ -82,7 +101,7 @@ def overview(data: OverviewJSON) -> str:
             else ""
         )
         + f"<h2>Leaders</h2><table>{top}</table>"
-        "<h2>Score by round</h2><img src='/progress.svg' alt='score by round'>"
+        "<h2>Score by round</h2><img src='progress.svg' alt='score by round'>"
     )
     return layout(data["event"], body)
 
@@ -180,9 +199,7 @@ def _match_card(m: BracketMatchJSON, current: bool) -> str:
             f"<div class='who{state}'><span>{_e(name)} ({seed})</span><span>{points:g}</span></div>"
         )
 
-    games = "".join(
-        f"<a href='/games/{game}'>{k}</a>" for k, game in enumerate(m["games"], start=1)
-    )
+    games = "".join(f"<a href='games/{game}'>{k}</a>" for k, game in enumerate(m["games"], start=1))
     now = " now" if current and not m["winner"] and m["upper"] and m["lower"] else ""
     return (
         f"<div class='match{now}' data-match='{m['match']}'><small>{_e(m['name'])}</small>"
@@ -310,7 +327,7 @@ def crosstable(event: str, data: CrosstableJSON, ids: list[int], text: str) -> s
             met = row["Results"].get(opponent)
             scores = met["Scores"] if met else []
             links = "".join(
-                f"<a href='/games/{ids[s['Game'] - 1]}' class='{_outcome(s['Result'])}' "
+                f"<a href='games/{ids[s['Game'] - 1]}' class='{_outcome(s['Result'])}' "
                 f"title='game {ids[s['Game'] - 1]}'>{_points(s['Result'])}</a>"
                 for s in scores
             )
@@ -339,7 +356,7 @@ def schedule(data: ScheduleJSON) -> str:
     """Past games with their results, the games to come with estimated starts, and the
     rounds not yet paired."""
     rows = "".join(
-        f"<tr><td>{g['round']}.{g['number']}</td><td><a href='/games/{g['id']}'>"
+        f"<tr><td>{g['round']}.{g['number']}</td><td><a href='games/{g['id']}'>"
         f"{_e(g['white'])} - {_e(g['black'])}</a></td>"
         f"<td>{_e(g['result'] or g['status'])}</td>"
         f"<td>{_e(_when(g))}</td><td>{_e(_duration(g['duration_s']))}</td>"
@@ -378,7 +395,7 @@ def _duration(seconds: float | None) -> str:
 
 def rounds(event: str, numbers: list[int]) -> str:
     items = "".join(
-        f"<li><a href='/rounds/{n}'>Round {n}</a> (<a href='/download/rounds/{n}.pgn'>PGN</a>)</li>"
+        f"<li><a href='rounds/{n}'>Round {n}</a> (<a href='download/rounds/{n}.pgn'>PGN</a>)</li>"
         for n in numbers
     )
     return layout(f"{event}: rounds", f"<h1>Rounds</h1><ul>{items}</ul>")
@@ -415,7 +432,7 @@ def round_page(event: str, data: RoundJSON) -> str:
         return (
             f"<tr><td>{g['number']}</td>"
             + (f"<td>{g['board']}</td>" if boards else "")
-            + f"<td><a href='/games/{g['id']}'>{_e(g['white'])} - "
+            + f"<td><a href='games/{g['id']}'>{_e(g['white'])} - "
             f"{_e(g['black'])}</a></td><td>{_e(g['result'] or g['status'])}"
             f"{' (forfeit)' if g.get('forfeit') else ''}</td>"
             f"<td>{_e(g['reason'])}{_log_link(g.get('fault_log'))}{_voided(g.get('voided', []))}"
@@ -497,7 +514,7 @@ def game_page(event: str, game: GameJSON) -> str:
         + f"<p>Round {game['round']}.{game['number']}: <span id='status'>"
         f"{_e(game['result'] or game['status'])}</span> <span id='reason'>{_e(game['reason'])}"
         f"</span> <span id='host'>{_e(_host(game.get('host')))}</span>"
-        f" (<a href='/download/games/{game['id']}.pgn'>PGN</a>"
+        f" (<a href='download/games/{game['id']}.pgn'>PGN</a>"
         + (f", <a id='log' href='{_e(game['log'])}'>engine log</a>" if game.get("log") else "")
         + ")</p>"
         "<div class='game'><div class='side'>"
@@ -512,3 +529,56 @@ def game_page(event: str, game: GameJSON) -> str:
         "<svg id='eval' width='600' height='200' viewBox='0 0 600 200'></svg>"
     )
     return layout(f"{event}: {game['white']} - {game['black']}", body, game=game["id"])
+
+
+def season_page(status: SeasonStatus) -> str:
+    """A season: each event with its state, its progress, its leaders or final places and
+    who moves up or down, linked to the event's own pages (served under its name)."""
+    rows = []
+    for event in status.events:
+        name = _e(event.name)
+        if event.state != "pending":
+            name = f"<a href='{_e(event.slug)}/'>{name}</a>"
+        if event.state == "pending":
+            state = "pending" + (f" (after {_e(', '.join(event.after))})" if event.after else "")
+        elif event.state == "running":
+            state = f"playing: {event.games_finished} of {event.games_total or '?'} games"
+        else:
+            state = f"finished: {event.games_finished} games"
+        places = event.places if event.state == "finished" else event.places[:3]
+        shown = ", ".join(f"{p} {n}" for p, n in places[:8])
+        shown += ", ..." if len(places) > 8 else ""
+        field = ", ".join(event.field)
+        if event.field_by_director:
+            field += " (set by a director)"
+        moves = "".join(
+            f"<div class='{cls}'>{word}: {_e(', '.join(names))}</div>"
+            for cls, word, names in (("up", "up", event.up), ("down", "down", event.down))
+            if names
+        )
+        downloads = (
+            f"<a href='{_e(event.slug)}/download/event.pgn'>PGN</a>"
+            if event.state != "pending"
+            else ""
+        )
+        rows.append(
+            f"<tr data-state='{event.state}'><td>{name}</td><td>{_e(event.system)}</td>"
+            f"<td>{state}</td><td>{_e(field)}</td><td>{_e(shown)}{moves}</td>"
+            f"<td>{downloads}</td></tr>"
+        )
+    held = (
+        f"<p class='held'>Held before its next event: {_e(status.held)}</p>" if status.held else ""
+    )
+    body = (
+        f"<h1>{_e(status.name)}</h1>{held}<table id='season'><tr><th>Event</th><th>System</th>"
+        "<th>State</th><th>Field</th><th>Places (leaders while it plays)</th><th></th></tr>"
+        f"{''.join(rows)}</table>"
+        "<p><a href='download/season.pgn'>The whole season's PGN</a>"
+        " · <a href='gamelist.json'>gamelist.json</a> (TCEC's archive menu)</p>"
+    )
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"{BASE}<title>{_e(status.name)}</title><link rel='stylesheet' href='static/app.css'>"
+        "</head><body><nav><a href='./'>Season</a></nav>"
+        f"<main>{body}</main></body></html>"
+    )

@@ -49,7 +49,7 @@ function drawBoard(img, fen, uci, expected, chess960) {
   if (uci) query.set('last', uci);
   if (expected) query.set('arrow', expected);
   if (chess960) query.set('chess960', '1');
-  const src = '/board.svg?' + query.toString();
+  const src = 'board.svg?' + query.toString();
   if (img.getAttribute('src') !== src) img.setAttribute('src', src);
   img.dataset.fen = fen;
   img.dataset.arrow = expected || '';
@@ -215,7 +215,7 @@ function gamePage(id) {
   }
 
   async function load() {
-    const r = await fetch('/api/games/' + id);
+    const r = await fetch('api/games/' + id);
     if (!r.ok) return;
     state.game = await r.json();
     render();
@@ -231,7 +231,7 @@ function gamePage(id) {
   });
   byId('live').addEventListener('click', () => { state.selected = null; moveList(); showBoard(); });
 
-  const source = new EventSource('/api/live?game=' + id);
+  const source = new EventSource('api/live?game=' + id);
   source.addEventListener('move', (e) => {
     const m = JSON.parse(e.data), g = state.game;
     if (!g) return;
@@ -275,7 +275,7 @@ function refreshing() {
       if (fresh) main.innerHTML = fresh.innerHTML;
     }, 300);
   };
-  const source = new EventSource('/api/live');
+  const source = new EventSource('api/live');
   source.addEventListener('game', refresh);
   source.addEventListener('round', refresh);
   source.addEventListener('move', (e) => {

@@ -119,7 +119,7 @@ def test_the_bracket_page_and_eventcrosstable_show_every_match(knockout: Path) -
     assert html.count("class='match") == len(played)
     for match in played:
         for game in match["games"]:
-            assert f"href='/games/{game}'" in html
+            assert f"href='games/{game}'" in html
     assert "id='places'" in html
     live = json.loads((knockout.parent / "live" / "Eventcrosstable.json").read_text())
     assert len(live["teams"]) == 8

@@ -25,6 +25,7 @@ from tests.support.paths import DATA, SCRIPTED
 NAMES = [f"E{i:02d}" for i in range(1, 17)]
 EVENTS = ("Entrance League", "League 1", "Premier Division", "Superfinal")
 LEAGUE = """[event.tournament]
+live_dir = "live"
 system = "round-robin"
 format = "single"
 tc = "10+0.1"
@@ -76,6 +77,7 @@ field = [{{ top = 2, of = "Premier Division" }}]
 system = "match"
 system_options = {{ games = 4, shared = true }}
 tc = "10+0.1"
+live_dir = "live"
 [event.adjudication]
 max_moves = 12
 """
@@ -184,6 +186,55 @@ def test_season_next_moves_engines_up_and_down(whole: Path, tmp_path: Path) -> N
     assert named["Premier Division"] == [n for n in premier[0] if n != premier[1][-1]]
     assert events["Superfinal"] == [{"of": "Premier Division", "top": 2}]
     assert CliRunner().invoke(app, ["season", "check", str(first)]).exit_code == 0
+
+
+async def test_the_season_web_view_and_gamelist(whole: Path) -> None:
+    """`season serve`'s app over the finished season: its page, every event's own pages
+    mounted under its name (links and URLs from there), the season's PGN, and the
+    `gamelist.json` of the events' shared live folder listing every event, as TCEC's does."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from orchestrator.config.season import load_season
+    from orchestrator.web.season import make_season_app
+
+    folder = whole.parent / "season"
+    live = json.loads((whole.parent / "live" / "gamelist.json").read_text())
+    listed = live["Seasons"]["Test Season"]["sub"]
+    assert [e["menu"] for e in listed] == list(EVENTS)
+    assert [e["abb"] for e in listed] == [
+        f"Test_Season_-_{e.replace(' ', '_')}" for e in EVENTS
+    ]  # the whole PGN's names
+    async with TestClient(TestServer(make_season_app(load_season(whole)))) as client:
+        page = await (await client.get("/")).text()
+        for event in EVENTS:
+            assert f"<a href='{event.replace(' ', '_')}/'>{event}</a>" in page
+        assert page.count("data-state='finished'") == 4 and "up: " in page and "down: " in page
+        status = await (await client.get("/api/season")).json()
+        assert [e["state"] for e in status["events"]] == ["finished"] * 4
+        assert status["events"][0]["up"] == status["events"][1]["field"][-2:]
+        assert (await (await client.get("/gamelist.json")).json())["Seasons"] == live["Seasons"]
+
+        total = 0
+        for event in EVENTS:
+            root = "/" + event.replace(" ", "_")
+            overview = await (await client.get(f"{root}/")).text()
+            assert f"<base href='{root}/'>" in overview and "<a href='/'>Season</a>" in overview
+            data = await (await client.get(f"{root}/api/overview")).json()
+            assert data["event"] == f"Test Season - {event}" and data["finished"]
+            total += data["games_finished"]
+            pgn = await (await client.get(f"{root}/download/event.pgn")).read()
+            on_disk = folder / f"{event.replace(' ', '_')}-pgn"
+            assert (
+                pgn
+                == next(on_disk.rglob(f"Test_Season_-_{event.replace(' ', '_')}.pgn")).read_bytes()
+            )
+            game = await (await client.get(f"{root}/api/games/1")).json()
+            assert game["log"] is None or game["log"].startswith(f"{root}/download/games/")
+            assert (await client.get(f"{root}/games/1")).status == 200
+        whole_pgn = await (await client.get("/download/season.pgn")).text()
+        assert (
+            whole_pgn.count("[Event ") == total == sum(len(g) for g in games(whole.parent).values())
+        )
 
 
 def two_events(path: Path, c_args: tuple[str, ...] = ()) -> Path:

@@ -188,9 +188,9 @@ async def test_live_view_in_chromium(live_event: str, tmp_path: Path) -> None:
         assert (await page.text_content("#position") or "").startswith("after 3. ")
         # the board is python-chess's picture, the expected reply an arrow on it
         src = await page.get_attribute("#board", "src") or ""
-        assert src.startswith("/board.svg?") and third.get("expected")
+        assert src.startswith("board.svg?") and third.get("expected")
         await wait_js(page, "document.getElementById('board').naturalWidth > 0")
-        svg = await asyncio.to_thread(fetch_text, base + src)
+        svg = await asyncio.to_thread(fetch_text, f"{base}/{src}")
         assert svg.startswith("<svg") and 'class="arrow"' in svg and "lastmove" in svg
         # the kibitzers' panels follow the live game
         await page.click("#live")
@@ -212,7 +212,7 @@ async def test_live_view_in_chromium(live_event: str, tmp_path: Path) -> None:
 
         await until(lambda: bool((o := overview(base)) and o["games_finished"]))
         await page.click("text=Crosstable")
-        await page.wait_for_selector("#crosstable a[href^='/games/']")
+        await page.wait_for_selector("#crosstable a[href^='games/']")
         await page.screenshot(path=str(shots / "crosstable.png"), full_page=True)
         async with page.expect_download() as info:
             await page.click("text=Event PGN")
@@ -225,3 +225,75 @@ async def test_live_view_in_chromium(live_event: str, tmp_path: Path) -> None:
     assert {"overview.png", "live-game.png", "schedule.png", "standings.png", "crosstable.png"} <= {
         p.name for p in shots.iterdir()
     }
+
+
+def test_a_season_view_leads_to_each_event_live_in_chromium(tmp_path: Path) -> None:
+    """`season run --http`: the season's page links the event being played, whose pages are
+    served under its name; its game page follows the moves live there (the view's script
+    reads and listens relative to the event's `<base>`), with no error in the console."""
+    from tests.support.paths import SCRIPTED
+
+    engines = "".join(
+        f'[[engine]]\nname = "{n}"\ncommand = '
+        f"{json.dumps([sys.executable, str(SCRIPTED), '--name', n, '--delay', '400'])}\n\n"
+        for n in ("A", "B", "C")
+    )
+    rules = """[event.tournament]
+system = "match"
+system_options = { games = 2, shared = true }
+tc = "60+1"
+[event.adjudication]
+win = false
+draw = false
+max_moves = 30
+"""
+    season = tmp_path / "season.toml"
+    season.write_text(
+        f'[season]\nname = "Web Season"\n\n{engines}'
+        f'[[event]]\nname = "Qualifier"\nfield = ["A", "B"]\n{rules}\n'
+        f'[[event]]\nname = "Final"\nfield = ["C", {{ top = 1, of = "Qualifier" }}]\n{rules}'
+    )
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    command = [sys.executable, "-m", "orchestrator", "season", "run", str(season)]
+    runner = subprocess.Popen(
+        [*command, "--http", f"127.0.0.1:{port}"],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for(lambda: (o := overview(f"{base}/Qualifier")) is not None and o["games_running"])
+        asyncio.run(_follow_the_season(base))
+    finally:
+        runner.send_signal(signal.SIGTERM)
+        runner.wait(timeout=30)
+
+
+async def _follow_the_season(base: str) -> None:
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        page = await browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("response", lambda r: errors.append(r.url) if r.status >= 400 else None)
+        await page.goto(f"{base}/")
+        assert await page.locator("#season tr[data-state='running']").count() == 1
+        assert await page.locator("#season tr[data-state='pending']").count() == 1
+        await page.click("text=Qualifier")
+        await page.wait_for_url(f"{base}/Qualifier/")
+        await page.locator("#running a").first.click()
+        await page.wait_for_url(f"{base}/Qualifier/games/*")
+        await page.evaluate("window.notReloaded = true")
+        await wait_js(page, "document.querySelectorAll('#moves a').length > 1")
+        first = await _moves(page)
+        await wait_js(page, f"document.querySelectorAll('#moves a').length > {first}", 5.0)
+        assert await page.evaluate("window.notReloaded === true")
+        await wait_js(page, "document.getElementById('board').naturalWidth > 0")
+        await page.click("text=Standings")
+        await page.wait_for_url(f"{base}/Qualifier/standings")
+        await page.click("text=Season")
+        await page.wait_for_url(f"{base}/")
+        await browser.close()
+    assert not errors, errors
