@@ -35,13 +35,18 @@ async def run_season(season: Season, http: tuple[str, int] | None = None) -> int
     """Play `season` to its end (0), or until it is stopped (the exit status of the event
     that was stopped) or held by an undecided tie (`HELD`); with `http`, its web view is
     served there (`season serve`) for as long as it runs."""
+    # a bad address fails before anything is made
+    site = None if http is None else WebProcess(["season", "serve", str(season.path)], *http)
     lock = DatabaseLock(season.folder / "season.sqlite")  # one `season run` at a time
-    lock.acquire()
-    store = season_store(season)
-    site = None
     try:
-        if http is not None:
-            site = WebProcess(["season", "serve", str(season.path)], *http)
+        lock.acquire()
+    except BaseException:
+        if site is not None:
+            site.socket.close()
+        raise
+    store = season_store(season)
+    try:
+        if site is not None:
             site.start()
         return await _play(season, store)
     finally:

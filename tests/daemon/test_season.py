@@ -375,3 +375,23 @@ def test_the_season_schema() -> None:
     out = CliRunner().invoke(app, ["schema", "season"])
     assert out.exit_code == 0
     assert "SeasonEvent" in json.loads(out.stdout)["$defs"]
+
+
+def test_season_run_on_an_address_in_use_is_one_line_and_makes_nothing(tmp_path: Path) -> None:
+    import socket
+
+    path = two_events(tmp_path / "season.toml")
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        out = subprocess.run(
+            [*season_command(path, "run"), "--http", f"127.0.0.1:{port}"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.count("\n") == 1 and f"cannot listen on 127.0.0.1:{port}" in out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["season.toml"]
