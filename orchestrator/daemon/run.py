@@ -31,7 +31,7 @@ from orchestrator.core.game.openings import Opening
 from orchestrator.core.stats.ratings import load_fit
 from orchestrator.daemon.console import Console
 from orchestrator.daemon.loop import Daemon
-from orchestrator.daemon.system import KibitzProcess, WebProcess, sweep_orphans
+from orchestrator.daemon.system import KibitzProcess, WebProcess, fixed_threads, sweep_orphans
 from orchestrator.engines.affinity import cpu_plan, pin, pin_threads
 from orchestrator.engines.probe import from_fen, probe, probe_kibitzer
 from orchestrator.engines.slices import runner_slice
@@ -183,6 +183,7 @@ async def run_event(
     season's events that TCEC's `gamelist.json` lists (`season run`), else this event."""
     runner_slice()  # before its threads start: the engines it starts come first (slices.py)
     loop = asyncio.get_running_loop()
+    fixed_threads(loop)
     stop = _Stop()
     for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, stop, sig.name)

@@ -10,7 +10,10 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
+import weakref
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from orchestrator.config.model import ConfigError
@@ -185,6 +188,36 @@ def become_web_child(parent: int) -> None:
     """In `serve --parent PID`: die with the daemon, and yield the CPU to it and its engines."""
     become_child(parent)
     os.nice(WebProcess.NICE)
+
+
+#: the event loops whose pool of threads for blocking work `fixed_threads` has set: its size
+_POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, int] = weakref.WeakKeyDictionary()
+
+
+def fixed_threads(loop: asyncio.AbstractEventLoop) -> int:
+    """Give `loop` its pool of threads for blocking work (`asyncio.to_thread`: file writes,
+    fsyncs, the standings' files), every thread started now; how many.  asyncio's own pool
+    starts a thread whenever all of its threads are busy, up to its limit, so that a daemon's
+    thread count would creep up over a month as rare bursts come; this one's stays the same
+    from the event's start.  Once per loop (a season's events share it); `asyncio.run` shuts
+    it down at the end.
+
+    >>> loop = asyncio.new_event_loop()
+    >>> fixed_threads(loop) == fixed_threads(loop) == min(32, (os.cpu_count() or 1) + 4)
+    True
+    >>> loop.close()
+    """
+    size = _POOLS.get(loop)
+    if size is None:
+        size = min(32, (os.cpu_count() or 1) + 4)  # asyncio's own limit
+        pool = ThreadPoolExecutor(size, thread_name_prefix="orchestrator-io")
+        started = threading.Barrier(size + 1)
+        for _ in range(size):  # each waits for all: the pool starts a thread for every one
+            pool.submit(started.wait)
+        started.wait()
+        loop.set_default_executor(pool)
+        _POOLS[loop] = size
+    return size
 
 
 _PR_SET_CHILD_SUBREAPER = 36
