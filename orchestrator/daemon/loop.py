@@ -568,7 +568,7 @@ class Daemon:
             rnd = (await self.store.rounds(round_number, pgn=True))[0]
             await self.pgn_files.game_finished(rnd, game_pgn)
         elif pgn:  # a round at a time: an event's texts are never all in memory at once
-            numbers = [r.number for r in await self.store.rounds()]
+            numbers = await self.store.round_numbers()
             for number in numbers if round_number is None else [round_number]:
                 await self.pgn_files.write_round((await self.store.rounds(number, pgn=True))[0])
             await self.pgn_files.rewrite_event(numbers)

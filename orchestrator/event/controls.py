@@ -626,7 +626,7 @@ async def _record_so_far(
 ) -> tuple[GameRecord, int | None]:
     """The game as far as its last attempt got (its book moves, then the engines' moves),
     ended with `result` by the director; and that attempt."""
-    attempts = [a for a in view.attempts if a.game == game.id and a.voided_at is None]
+    attempts = [a for a in await store.attempts(game.id) if a.voided_at is None]
     attempt = attempts[-1].id if attempts and moves else None
     rows = await store.moves(attempt) if attempt is not None else []
     opening = game.opening or START

@@ -76,7 +76,7 @@ class EventView:
     settings: EventSettings
     rounds: list[RoundRow]
     tournament: Tournament  # the rounds that count for pairing: complete ones
-    attempts: list[AttemptRow]
+    attempts: list[AttemptRow]  # those of `Store.open_attempts`: running, voided, unfinished
     withdrawals: dict[str, tuple[int, str]]  # name: (withdrawn after round, reason)
     paused: bool
     finished: bool
@@ -192,7 +192,7 @@ async def view_of(store: Store, *, pgn: bool = False) -> EventView:
             settings,
             rounds,
             tournament(settings, players, rounds),
-            await store.attempts(),
+            await store.open_attempts(),
             await store.withdrawals(),
             await store.paused(),
             event.finished_at is not None,

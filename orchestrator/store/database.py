@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import sqlite3
+import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, fields
@@ -64,7 +65,7 @@ def now() -> str:
 EVENT_FINISHED = "the event is finished"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EventRow:
     name: str
     settings: str  # JSON, as the event layer wrote it
@@ -72,7 +73,7 @@ class EventRow:
     finished_at: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NewGame:
     """A game of a newly paired round."""
 
@@ -87,7 +88,7 @@ class NewGame:
     tc: str | None = None  # its time control, where it is not the event's
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class GameRow:
     id: int
     round: int
@@ -126,7 +127,7 @@ class GameRow:
         return (ended - datetime.fromisoformat(self.started_at)).total_seconds()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AttemptRow:
     id: int
     game: int
@@ -138,7 +139,7 @@ class AttemptRow:
     host: str | None  # the game host it ran on, once it started there
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ControlRow:
     id: int
     requested_at: str
@@ -151,7 +152,7 @@ class ControlRow:
     outcome: str | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EngineUpdateRow:
     id: int
     engine: str
@@ -162,7 +163,7 @@ class EngineUpdateRow:
     first_game: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class DaemonRow:
     pid: int
     host: str
@@ -171,7 +172,7 @@ class DaemonRow:
     health: str | None = None  # JSON: `event/health.py`
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MoveRow:
     """A stored move: the game and attempt it was played in, its ply (1 = the first move
     from the start position, book moves included), and the move as it was recorded."""
@@ -204,7 +205,7 @@ def _move(r: aiosqlite.Row) -> MoveRow:
     return MoveRow(rowid, game, attempt, ply, move)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RoundRow:
     number: int
     bye: str | None
@@ -270,9 +271,31 @@ _GAME_COLUMNS_NO_PGN = ", ".join("NULL AS pgn" if f == "pgn" else f for f in _GA
 _OPENING, _FAULT, _FORFEIT = (_GAME_FIELDS.index(k) for k in ("opening", "fault", "forfeit"))
 
 
+#: a game's columns whose texts repeat from game to game (the engines' names, its status, how
+#: it ended): one string each, shared by every row, so that an event read whole (each round,
+#: for its standings) costs the least memory
+_SHARED = tuple(
+    _GAME_FIELDS.index(k)
+    for k in (
+        "white",
+        "black",
+        "status",
+        "result",
+        "termination",
+        "reason",
+        "details",
+        "host",
+        "tc",
+    )
+)
+
+
 def _game(row: aiosqlite.Row) -> GameRow:
     """A row of `SELECT {_GAME_COLUMNS} FROM games` (by position: a row's names are slow)."""
     values = list(row)
+    for k in _SHARED:
+        if values[k] is not None:
+            values[k] = sys.intern(values[k])
     values[_OPENING] = _opening(values[_OPENING])
     values[_FAULT] = _fault(values[_FAULT])
     values[_FORFEIT] = bool(values[_FORFEIT])
@@ -498,6 +521,9 @@ class Store:
                 f"SELECT {columns} FROM games {where} ORDER BY round, number", *args
             )
         ]
+        by_round: dict[int, list[GameRow]] = {}
+        for g in games:
+            by_round.setdefault(g.round, []).append(g)
         where = "WHERE number = ?" if number is not None else ""
         rounds = await self._rows(f"SELECT * FROM rounds {where} ORDER BY number", *args)
         return [
@@ -507,10 +533,14 @@ class Store:
                 r["dropped_rounds"],
                 r["paired_at"],
                 r["finished_at"],
-                tuple(g for g in games if g.round == r["number"]),
+                tuple(by_round.get(r["number"], ())),
             )
             for r in rounds
         ]
+
+    async def round_numbers(self) -> list[int]:
+        """The numbers of the rounds paired so far, in order (no game read)."""
+        return [r[0] for r in await self._rows("SELECT number FROM rounds ORDER BY number")]
 
     async def last_round(self) -> RoundRow | None:
         """The latest paired round with its games (one round's rows, whatever the event's
@@ -700,11 +730,23 @@ class Store:
             )
 
     async def attempts(self, game: int | None = None) -> list[AttemptRow]:
+        """Every attempt, or `game`'s, in order."""
         where, args = ("WHERE game = ?", (game,)) if game is not None else ("", ())
         sql = f"SELECT * FROM attempts {where} ORDER BY id"
         return [
             AttemptRow(*(r[name] for name in _ATTEMPT_FIELDS)) for r in await self._rows(sql, *args)
         ]
+
+    async def open_attempts(self) -> list[AttemptRow]:
+        """The attempts that still say something of the event's state, in order: those
+        running, those voided, and every attempt of a game not finished.  (A finished game's
+        other attempts are its history: `attempts(game)` reads them.)  An event read whole,
+        each round, so holds a few rows, not two for every game ever played."""
+        sql = (
+            "SELECT * FROM attempts WHERE status = 'running' OR voided_at IS NOT NULL "
+            "OR game IN (SELECT id FROM games WHERE status != 'finished') ORDER BY id"
+        )
+        return [AttemptRow(*(r[name] for name in _ATTEMPT_FIELDS)) for r in await self._rows(sql)]
 
     async def moves(self, attempt: int) -> list[MoveRow]:
         """The moves of one attempt, in order."""
