@@ -46,6 +46,7 @@ __all__ = [
     "Season",
     "check_field",
     "event_config",
+    "event_title",
     "event_toml",
     "load_season",
     "schema",
@@ -101,6 +102,17 @@ def slug(name: str) -> str:
     'League_2_Div_P'
     """
     return re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_") or "event"
+
+
+def event_title(season: Season, name: str) -> str:
+    """The full name of the season's event `name`, as TCEC names its events (and so its
+    whole PGN: `TCEC_Season_20_-_League_2.pgn`).
+
+    >>> season = Season(Path("s20.toml"), "TCEC Season 20", Path("s20"), {}, ())
+    >>> event_title(season, "League 2")
+    'TCEC Season 20 - League 2'
+    """
+    return f"{season.name} - {name}"
 
 
 def load_season(path: Path) -> Season:
@@ -192,7 +204,7 @@ def event_toml(
     tournament = _absolute(dict(event.tournament), _PATHS["tournament"], folder)
     name = slug(event.name)
     tournament |= {
-        "name": f"{season.name} - {event.name}",  # TCEC's: its PGN archive's name too
+        "name": event_title(season, event.name),  # TCEC's: its PGN archive's name too
         "database": f"{name}.sqlite",
         "pgn_dir": f"{name}-pgn",
     }

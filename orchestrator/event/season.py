@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from orchestrator.config.season import Season, slug
+from orchestrator.config.season import Season, event_title, slug
 from orchestrator.core.event.model import Rules
 from orchestrator.core.season import SeasonEvent
 from orchestrator.event.read import final_places, load_view
@@ -23,7 +23,6 @@ __all__ = [
     "SeasonStatus",
     "archive_menu",
     "event_database",
-    "event_title",
     "season_status",
     "season_store",
 ]
@@ -42,17 +41,6 @@ def event_database(season: Season, name: str) -> Path:
     's20/League_2.sqlite'
     """
     return season.folder / f"{slug(name)}.sqlite"
-
-
-def event_title(season: Season, name: str) -> str:
-    """The full name of the season's event `name`, as TCEC names its events (and so its
-    whole PGN: `TCEC_Season_20_-_League_2.pgn`).
-
-    >>> season = Season(Path("s20.toml"), "TCEC Season 20", Path("s20"), {}, ())
-    >>> event_title(season, "League 2")
-    'TCEC Season 20 - League 2'
-    """
-    return f"{season.name} - {name}"
 
 
 class EventStatus(msgspec.Struct, frozen=True):
