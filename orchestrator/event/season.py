@@ -15,7 +15,7 @@ from orchestrator.core.event.model import Rules
 from orchestrator.core.season import SeasonEvent
 from orchestrator.event.read import final_places, load_view
 from orchestrator.event.tcec_files import ArchiveEvent, ArchiveMenu, archive_flags
-from orchestrator.store.database import StoreError
+from orchestrator.store.database import Store, StoreError
 from orchestrator.store.season import SeasonStore
 
 __all__ = [
@@ -71,10 +71,22 @@ def _system(event: SeasonEvent) -> str:
     return str(event.tournament.get("system", Rules().system))
 
 
+async def _finished_games(db: Path) -> int:
+    """How many games of the event in `db` have a result (none where it cannot be read)."""
+    try:
+        store = await Store.open(db, readonly=True)
+    except StoreError:
+        return 0
+    try:
+        return await store.finished_games()
+    finally:
+        await store.close()
+
+
 async def season_status(season: Season) -> SeasonStatus:
-    """Every event of `season` with its state; an event that has begun is read from its own
-    database (its standings while it runs).  A season never run reads as all pending (its
-    store is not made)."""
+    """Every event of `season` with its state; an event being played is read from its own
+    database (its standings: the leaders), a finished one's places from the season's store.
+    A season never run reads as all pending (its store is not made)."""
     rows: dict[str, Any] = {}
     held: str | None = None
     given: dict[str, list[str]] = {}
@@ -90,7 +102,9 @@ async def season_status(season: Season) -> SeasonStatus:
         places: list[tuple[str, str]] = [] if row is None or row.places is None else row.places
         finished, total = 0, None
         db = event_database(season, event.name)
-        if row is not None and db.exists():
+        if row is not None and row.places is not None:  # over: its places are stored
+            finished = total = await _finished_games(db)
+        elif row is not None and db.exists():  # being played: read whole, for its leaders
             try:
                 view = await load_view(db)
             except StoreError:  # being made: the next reading has it
@@ -98,8 +112,7 @@ async def season_status(season: Season) -> SeasonStatus:
             if view is not None:
                 finished = sum(1 for r in view.rounds for g in r.games if g.status == "finished")
                 total = view.tournament.games_planned()
-                if not places:
-                    places = final_places(view)
+                places = final_places(view)
         names = [n for _, n in places]
         over = state == "finished"
         field: list[str] = list(row.field) if row is not None else given.get(event.name, [])
