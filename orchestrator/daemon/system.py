@@ -196,7 +196,8 @@ _POOLS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, int] = weakref.Weak
 
 def fixed_threads(loop: asyncio.AbstractEventLoop) -> int:
     """Give `loop` its pool of threads for blocking work (`asyncio.to_thread`: file writes,
-    fsyncs, the standings' files), every thread started now; how many.  asyncio's own pool
+    fsyncs, the standings' files), every thread started now; how many.  (BLAS starts no
+    thread of its own: see `orchestrator/__init__.py`.)  asyncio's own pool
     starts a thread whenever all of its threads are busy, up to its limit, so that a daemon's
     thread count would creep up over a month as rare bursts come; this one's stays the same
     from the event's start.  Once per loop (a season's events share it); `asyncio.run` shuts
