@@ -52,7 +52,10 @@ async def gamelist(request: web.Request) -> web.Response:
     begun = [e for e in (await _status(request)).events if e.state != "pending"]
     if not begun:
         return web.json_response({"Seasons": {}})
-    view = await load_view(event_database(season, begun[-1].name))
+    try:
+        view = await load_view(event_database(season, begun[-1].name))
+    except StoreError as exc:  # its database is being made
+        raise web.HTTPServiceUnavailable(text=str(exc)) from None
     return web.json_response(gamelist_json(view, archive_menu(season, begun[-1].name)))
 
 
