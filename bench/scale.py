@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/scale.py [--sizes 16,64,128] [--executors local,processes]
                                     [--think 200-470] [--moves 20] [--fastchess PATH]
-    .venv/bin/python bench/scale.py --soak [--executors local,processes] [--engines 46]
+    .venv/bin/python bench/scale.py --soak [--executors local,processes] [--engines 46] [--trace]
 
 For each size N and executor, `orchestrator run`'s own code (`daemon/run.py`, SQLite, PGN
 files, logs) plays a Swiss of 2N scripted engines (tests/support/scripted_engine.py, kept
@@ -24,10 +24,15 @@ elapsed time minus the engine's reported time).
 
 `--soak`: a month of an engine tester's run, shortened: a round robin of `--engines` (46)
 reused scripted engines that answer at once, 4 cycles of single rounds, 4 games at once, each
-game a draw after 10 moves a side (4,140 games).  After game 400 and 100 games before the
+game a draw after 10 moves a side (4,140 games).  After game 400 and 200 games before the
 last (while the daemon still runs: its engines, threads and files open) it prints the RSS of
 the daemon (this process) and, with `processes`, of the Dask scheduler; the daemon's file
-descriptors and threads; and the database's size per game.
+descriptors and threads (the most of thirty samples over three seconds: an engine log or a
+connection opens and closes with a game); and the database's size per game.  With
+`--trace`, a JSON line on stderr every 200 games says where the daemon's memory is: its
+RSS by kind of mapping (the C heap, other anonymous memory, files), Python's small-object
+allocator (its arenas and blocks), glibc's arenas (held, free inside, mmapped chunks), the
+allocated blocks and the objects the garbage collector tracks, and its threads by name.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import ctypes
+import gc
 import json
 import os
 import re
@@ -43,6 +50,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Coroutine
 from datetime import datetime
@@ -186,7 +194,90 @@ async def watched(config: Path, watch: Coroutine[Any, Any, None]) -> int:
         watcher.cancel()
 
 
-def soak(executor: str, engines: int) -> dict[str, Any]:
+def _malloc_info() -> dict[str, float]:
+    """glibc's allocator (`malloc_info`): MB its arenas (the main one and the threads') hold
+    from the system, MB free inside them, MB of the chunks mmapped on their own."""
+    libc = ctypes.CDLL("libc.so.6")
+    libc.fopen.restype = ctypes.c_void_p
+    libc.malloc_info.argtypes = [ctypes.c_int, ctypes.c_void_p]
+    libc.fclose.argtypes = [ctypes.c_void_p]
+    with tempfile.NamedTemporaryFile(suffix=".xml") as out:
+        fp = libc.fopen(out.name.encode(), b"w")
+        libc.malloc_info(0, fp)
+        libc.fclose(fp)
+        text = Path(out.name).read_text()
+    held = free = 0
+    for body in re.findall(r'<heap nr="\d+">(.*?)</heap>', text, re.S):
+        current = re.search(r'<system type="current" size="(\d+)"/>', body)
+        rest = re.search(r'<total type="rest" count="\d+" size="(\d+)"/>', body)
+        held += int(current.group(1)) if current else 0
+        free += int(rest.group(1)) if rest else 0
+    tail = text[text.rfind("</heap>") :]
+    mmap = re.search(r'<total type="mmap" count="\d+" size="(\d+)"/>', tail)
+    return {
+        "arenas_mb": round(held / 2**20, 2),
+        "free_mb": round(free / 2**20, 2),
+        "mmapped_mb": round(int(mmap.group(1)) / 2**20, 2) if mmap else 0.0,
+    }
+
+
+def _pymalloc() -> dict[str, float]:
+    """Python's small-object allocator: its arenas now and at most, and MB in its blocks."""
+    with tempfile.TemporaryFile() as out:
+        saved = os.dup(2)
+        os.dup2(out.fileno(), 2)
+        try:
+            sys._debugmallocstats()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        out.seek(0)
+        text = out.read().decode()
+    found: dict[str, float] = {}
+    for key, name in (
+        ("# arenas allocated current", "arenas"),
+        ("# arenas highwater mark", "arenas_most"),
+        ("# bytes in allocated blocks", "blocks_mb"),
+        ("# bytes in available blocks", "free_mb"),
+        ("# bytes lost to pool headers", "headers_mb"),
+        ("Total", "total_mb"),
+    ):
+        for line in text.splitlines():
+            if line.startswith(key):
+                value = float(line.split("=")[-1].replace(",", "").strip())
+                found[name] = round(value / 2**20, 2) if name.endswith("_mb") else value
+                break
+    return found
+
+
+def _fds() -> int:
+    """This process's open file descriptors."""
+    return len(list(Path("/proc/self/fd").iterdir()))
+
+
+def _rss_by_kind() -> dict[str, float]:
+    """This process's RSS in MB by kind of mapping: the C heap, other anonymous memory, files."""
+    kinds: dict[str, float] = {}
+    kind = "anon"
+    for line in Path("/proc/self/smaps").read_text().splitlines():
+        head = line.split()
+        if not head:
+            continue
+        if "-" in head[0] and not head[0].endswith(":"):
+            name = head[5] if len(head) > 5 else ""
+            kind = (
+                "heap"
+                if name == "[heap]"
+                else "anon"
+                if not name or name.startswith("[")
+                else "file"
+            )
+        elif head[0] == "Rss:":
+            kinds[kind] = kinds.get(kind, 0.0) + int(head[1]) / 1024
+    return {k: round(v, 1) for k, v in kinds.items()}
+
+
+def soak(executor: str, engines: int, trace: bool = False) -> dict[str, Any]:
     """Play the soak event in this process; the figures after game 400 and at the end."""
     from orchestrator.executor import processes
     from orchestrator.logs import configure
@@ -194,17 +285,35 @@ def soak(executor: str, engines: int) -> dict[str, Any]:
     marks: dict[str, dict[str, float]] = {}
     total = 4 * engines * (engines - 1) // 2  # 4 cycles of a round robin
     helpers: list[int] = []  # the scheduler first
+    traced = [0]  # `trace`: a line on stderr every 200 games
 
-    def mark(label: str, db: Path, games: int) -> None:
+    async def mark(label: str, db: Path, games: int) -> None:
+        # descriptors and threads come and go with the games (an engine log open, a
+        # connection): the most of thirty samples over three seconds, all slots at work
+        fds = threads = 0
+        for _ in range(30):
+            fds = max(fds, _fds())
+            threads = max(threads, _status(os.getpid(), "Threads"))
+            await asyncio.sleep(0.1)
         size = sum(f.stat().st_size for f in db.parent.glob(db.name + "*") if f.is_file())
         marks[label] = {
             "games": games,
             "daemon_rss_mb": _status(os.getpid(), "VmRSS") / 1024,
             "scheduler_rss_mb": _status(helpers[0], "VmRSS") / 1024 if helpers else 0.0,
-            "fds": len(list(Path("/proc/self/fd").iterdir())),
-            "threads": _status(os.getpid(), "Threads"),
+            "fds": fds,
+            "threads": threads,
             "db_kb_per_game": size / 1024 / max(1, games),
         }
+        if trace:
+            marks[label]["memory"] = {
+                "rss_mb_by_mapping": _rss_by_kind(),
+                "pymalloc": _pymalloc(),
+                "malloc": _malloc_info(),
+                "python_blocks": sys.getallocatedblocks(),
+                "gc_objects": len(gc.get_objects()),
+            }
+            marks[label]["thread_names"] = sorted(t.name for t in threading.enumerate())
+            print(json.dumps({label: marks[label]}), file=sys.stderr, flush=True)
 
     async def watch(db: Path) -> None:
         while True:
@@ -218,9 +327,13 @@ def soak(executor: str, engines: int) -> dict[str, Any]:
             except sqlite3.Error:
                 continue
             if games >= 400 and "after 400" not in marks:
-                mark("after 400", db, games)
-            if games >= total - 100 and "at the end" not in marks:  # while it still runs
-                mark("at the end", db, games)
+                await mark("after 400", db, games)
+                traced[0] = games
+            if trace and games >= traced[0] + 200:
+                traced[0] = games
+                await mark(f"after {games}", db, games)
+            if games >= total - 200 and "at the end" not in marks:  # while it still runs
+                await mark("at the end", db, games)
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -263,7 +376,7 @@ max_moves = 10
     return {"runner": f"orchestrator, {executor}", "marks": marks}
 
 
-def soak_table(executors: list[str], engines: int) -> None:
+def soak_table(executors: list[str], engines: int, trace: bool) -> None:
     print(
         "| executor | after game | daemon RSS MB | scheduler RSS MB | daemon fds "
         "| daemon threads | database KB/game |"
@@ -271,9 +384,13 @@ def soak_table(executors: list[str], engines: int) -> None:
     print("|---|---:|---:|---:|---:|---:|---:|")
     for executor in executors:
         one = subprocess.run(
-            [sys.executable, __file__, "--soak-one", executor, "--engines", str(engines)],
+            [sys.executable, __file__, "--soak-one", executor, "--engines", str(engines),
+             *(["--trace"] if trace else [])],
             check=True, capture_output=True, text=True,
         )  # fmt: skip
+        for line in one.stderr.splitlines() if trace else ():  # not the daemon's own logs
+            if line.startswith(('{"after ', '{"at the end"')):
+                print(line, file=sys.stderr, flush=True)
         figures = json.loads(one.stdout.splitlines()[-1])
         for label in ("after 400", "at the end"):
             m = figures["marks"][label]
@@ -340,12 +457,15 @@ def main() -> None:
     parser.add_argument("--engines", type=int, default=46, help="--soak: the round robin's")
     parser.add_argument("--one", nargs=2, metavar=("EXECUTOR", "SIZE"), help=argparse.SUPPRESS)
     parser.add_argument("--soak-one", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--trace", action="store_true", help="--soak: the daemon's memory every 200 games"
+    )
     args = parser.parse_args()
     if args.soak_one:
-        print(json.dumps(soak(args.soak_one, args.engines)))
+        print(json.dumps(soak(args.soak_one, args.engines, args.trace)))
         return
     if args.soak:
-        soak_table(args.executors.split(","), args.engines)
+        soak_table(args.executors.split(","), args.engines, args.trace)
         return
     if args.one:
         print(json.dumps(measure(args.one[0], int(args.one[1]), args.think, args.moves)))
