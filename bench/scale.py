@@ -27,8 +27,8 @@ reused scripted engines that answer at once, 4 cycles of single rounds, 4 games 
 game a draw after 10 moves a side (4,140 games).  After game 400 and 200 games before the
 last (while the daemon still runs: its engines, threads and files open) it prints the RSS of
 the daemon (this process) and, with `processes`, of the Dask scheduler; the daemon's file
-descriptors and threads (the most of thirty samples over three seconds: an engine log or a
-connection opens and closes with a game); and the database's size per game.  With
+descriptors (but the games' engine logs, one open for each game being played) and threads
+(each the most of thirty samples over three seconds); and the database's size per game.  With
 `--trace`, a JSON line on stderr every 200 games says where the daemon's memory is: its
 RSS by kind of mapping (the C heap, other anonymous memory, files), Python's small-object
 allocator (its arenas and blocks), glibc's arenas (held, free inside, mmapped chunks), the
@@ -250,9 +250,14 @@ def _pymalloc() -> dict[str, float]:
     return found
 
 
-def _fds() -> int:
-    """This process's open file descriptors."""
-    return len(list(Path("/proc/self/fd").iterdir()))
+def _fds(logs: Path) -> int:
+    """This process's open file descriptors, but the games' engine logs (one is open for
+    each game being played, none between two games: they come and go with the games)."""
+    count = 0
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):
+            count += not fd.readlink().is_relative_to(logs)
+    return count
 
 
 def _rss_by_kind() -> dict[str, float]:
@@ -281,6 +286,7 @@ def soak(executor: str, engines: int, trace: bool = False) -> dict[str, Any]:
     """Play the soak event in this process; the figures after game 400 and at the end."""
     from orchestrator.executor import processes
     from orchestrator.logs import configure
+    from orchestrator.store.logs import logs_folder
 
     marks: dict[str, dict[str, float]] = {}
     total = 4 * engines * (engines - 1) // 2  # 4 cycles of a round robin
@@ -292,7 +298,7 @@ def soak(executor: str, engines: int, trace: bool = False) -> dict[str, Any]:
         # connection): the most of thirty samples over three seconds, all slots at work
         fds = threads = 0
         for _ in range(30):
-            fds = max(fds, _fds())
+            fds = max(fds, _fds(logs_folder(db)))
             threads = max(threads, _status(os.getpid(), "Threads"))
             await asyncio.sleep(0.1)
         size = sum(f.stat().st_size for f in db.parent.glob(db.name + "*") if f.is_file())
