@@ -27,8 +27,9 @@ reused scripted engines that answer at once, 4 cycles of single rounds, 4 games 
 game a draw after 10 moves a side (4,140 games).  After game 400 and 200 games before the
 last (while the daemon still runs: its engines, threads and files open) it prints the RSS of
 the daemon (this process) and, with `processes`, of the Dask scheduler; the daemon's file
-descriptors (but the games' engine logs, one open for each game being played) and threads
-(each the most of thirty samples over three seconds); and the database's size per game.  With
+descriptors and threads, each the fewest of thirty samples over three seconds (what stays
+open: a game's engine log is open while it plays, the event's PGN while a game is appended;
+the games' logs are left out); and the database's size per game.  With
 `--trace`, a JSON line on stderr every 200 games says where the daemon's memory is: its
 RSS by kind of mapping (the C heap, other anonymous memory, files), Python's small-object
 allocator (its arenas and blocks), glibc's arenas (held, free inside, mmapped chunks), the
@@ -294,12 +295,13 @@ def soak(executor: str, engines: int, trace: bool = False) -> dict[str, Any]:
     traced = [0]  # `trace`: a line on stderr every 200 games
 
     async def mark(label: str, db: Path, games: int) -> None:
-        # descriptors and threads come and go with the games (an engine log open, a
-        # connection): the most of thirty samples over three seconds, all slots at work
-        fds = threads = 0
+        # descriptors come and go with the games (a game's engine log while it plays, the
+        # event's PGN while a game is appended): what stays open is the fewest of thirty
+        # samples over three seconds, the games' logs left out; so are the threads
+        fds = threads = 1 << 30
         for _ in range(30):
-            fds = max(fds, _fds(logs_folder(db)))
-            threads = max(threads, _status(os.getpid(), "Threads"))
+            fds = min(fds, _fds(logs_folder(db)))
+            threads = min(threads, _status(os.getpid(), "Threads"))
             await asyncio.sleep(0.1)
         size = sum(f.stat().st_size for f in db.parent.glob(db.name + "*") if f.is_file())
         marks[label] = {
