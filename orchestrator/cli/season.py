@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from orchestrator.cli.base import ParentOpt, app, fail, user_errors
+from orchestrator.cli.web import FdOpt, HostOpt, PortOpt, serve_view
 
 season_app = typer.Typer(
     help="A season's events in order, fields drawn from earlier events' places.",
@@ -112,45 +113,26 @@ def status(season: SeasonArg) -> None:
 @user_errors
 def serve(
     season: SeasonArg,
-    host: Annotated[
-        str, typer.Option(help="Address to bind (loopback unless told).")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535)] = 8080,
-    fd: Annotated[
-        int | None, typer.Option(hidden=True, help="Serve on this listening socket.")
-    ] = None,
+    host: HostOpt = "127.0.0.1",
+    port: PortOpt = 8080,
+    fd: FdOpt = None,
     parent: ParentOpt = None,
 ) -> None:
     """Serve SEASON's web view: its page, and every event's pages under the event's name."""
-    import asyncio
-    import os
-    import socket
-
-    import structlog
-
     from orchestrator.config.season import load_season
-    from orchestrator.daemon.system import WebProcess, become_web_child
-    from orchestrator.logs import configure, limit_server_errors
+    from orchestrator.daemon.system import become_web_child
     from orchestrator.web.season import make_season_app
-    from orchestrator.web.server import connection_cap, serve_until_stopped
 
     loaded = load_season(season)
     if parent is not None:
         become_web_child(parent)
-    else:
-        os.nice(WebProcess.NICE)  # beside a season, engines and their clocks come first
-    configure()
-    limit_server_errors()
-    log = structlog.get_logger()
-    listening = None if fd is None else socket.socket(fileno=fd)  # `season run --http`
-
-    def started(address: str) -> None:
-        log.info("serving", season=str(season), address=address, max_connections=connection_cap())
-
-    asyncio.run(
-        serve_until_stopped(
-            make_season_app(loaded), sock=listening, host=host, port=port, on_started=started
-        )
+    serve_view(
+        lambda: make_season_app(loaded),
+        host=host,
+        port=port,
+        fd=fd,
+        parent=parent,
+        season=str(season),
     )
 
 

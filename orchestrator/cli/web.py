@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import os
 import socket
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from orchestrator.cli.base import ParentOpt, app, as_child, fail, user_errors
+
+if TYPE_CHECKING:  # aiohttp is loaded by the commands that serve
+    from aiohttp import web
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -20,40 +24,59 @@ def parse_address(text: str) -> tuple[str, int]:
     return host or "127.0.0.1", int(port)
 
 
-@app.command()
-@user_errors
-def serve(
-    db: Annotated[Path, typer.Option("--db", help="The event's SQLite database.")],
-    host: Annotated[
-        str, typer.Option(help="Address to bind (loopback unless told).")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=1, max=65535)] = 8080,
-    fd: Annotated[
-        int | None, typer.Option(hidden=True, help="Serve on this listening socket.")
-    ] = None,
-    parent: ParentOpt = None,
+HostOpt = Annotated[str, typer.Option(help="Address to bind (loopback unless told).")]
+PortOpt = Annotated[int, typer.Option(min=1, max=65535)]
+#: the listening socket `run --http` or `season run --http` bound and handed over
+FdOpt = Annotated[int | None, typer.Option(hidden=True, help="Serve on this listening socket.")]
+
+
+def serve_view(
+    make: Callable[[], web.Application],
+    *,
+    host: str,
+    port: int,
+    fd: int | None,
+    parent: int | None,
+    **about: str,
 ) -> None:
-    """Serve the web view of DB: overview, standings, crosstable, games, PGN downloads."""
+    """Serve the web view `make` builds until stopped; the `serving` log line carries `about`
+    (what is served).  A daemon's child (`parent`) has tied itself to it already
+    (`become_web_child`); alone, it yields the CPU to engines and their clocks the same."""
     import asyncio
 
     import structlog
 
-    from orchestrator.daemon.system import WebProcess, become_web_child
+    from orchestrator.daemon.system import WebProcess
     from orchestrator.logs import configure, limit_server_errors
-    from orchestrator.web.app import make_app
     from orchestrator.web.server import connection_cap, serve_until_stopped
 
-    as_child(db, parent, become_web_child)
     if parent is None:
         os.nice(WebProcess.NICE)  # beside a daemon, engines and their clocks come first
     configure()
     limit_server_errors()
     log = structlog.get_logger()
-    listening = None if fd is None else socket.socket(fileno=fd)  # `run --http` bound it
+    listening = None if fd is None else socket.socket(fileno=fd)
 
     def started(address: str) -> None:
-        log.info("serving", database=str(db), address=address, max_connections=connection_cap())
+        log.info("serving", **about, address=address, max_connections=connection_cap())
 
     asyncio.run(
-        serve_until_stopped(make_app(db), sock=listening, host=host, port=port, on_started=started)
+        serve_until_stopped(make(), sock=listening, host=host, port=port, on_started=started)
     )
+
+
+@app.command()
+@user_errors
+def serve(
+    db: Annotated[Path, typer.Option("--db", help="The event's SQLite database.")],
+    host: HostOpt = "127.0.0.1",
+    port: PortOpt = 8080,
+    fd: FdOpt = None,
+    parent: ParentOpt = None,
+) -> None:
+    """Serve the web view of DB: overview, standings, crosstable, games, PGN downloads."""
+    from orchestrator.daemon.system import become_web_child
+    from orchestrator.web.app import make_app
+
+    as_child(db, parent, become_web_child)
+    serve_view(lambda: make_app(db), host=host, port=port, fd=fd, parent=parent, database=str(db))

@@ -29,6 +29,7 @@ from orchestrator.event.tcec_files import (
     ArchiveMenu,
     LiveMove,
     crosstable_json,
+    event_menu,
     eventcrosstable_json,
     gamelist_json,
     live_json,
@@ -311,7 +312,10 @@ class TcecFiles:
 
     def event(self, view: EventView) -> None:
         self._queue("tournament.json", lambda: json.dumps(tournament_json(view), indent=1))
-        self._queue("gamelist.json", lambda: json.dumps(gamelist_json(view, self.menu), indent=1))
+        self._queue(
+            "gamelist.json",
+            lambda: json.dumps(gamelist_json(self.menu or event_menu(view)), indent=1),
+        )
         self._queue("schedule.json", lambda: json.dumps(schedule_json(view), indent=1))
         self._queue("crosstable.json", lambda: json.dumps(crosstable_json(view), indent=1))
         if view.settings.system == "knockout":  # TCEC's Cup viewer draws its bracket

@@ -6,7 +6,7 @@ season's rules are `core/season.py`, its file `config/season.py`."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 
@@ -16,12 +16,13 @@ from orchestrator.core.season import SeasonEvent
 from orchestrator.event.read import final_places, load_view
 from orchestrator.event.tcec_files import ArchiveEvent, ArchiveMenu, archive_flags
 from orchestrator.store.database import Store, StoreError
-from orchestrator.store.season import SeasonStore
+from orchestrator.store.season import EventRow, SeasonStore
 
 __all__ = [
     "EventStatus",
     "SeasonStatus",
     "archive_menu",
+    "begun",
     "event_database",
     "season_status",
     "season_store",
@@ -83,14 +84,29 @@ async def _finished_games(db: Path) -> int:
         await store.close()
 
 
+def _stored(season: Season) -> bool:
+    """Whether the season has a store (`season run` made it)."""
+    return (season.folder / "season.sqlite").exists()
+
+
+def begun(season: Season) -> list[str]:
+    """The season's events that have begun, in the file's order (none before its first run:
+    its store is not made)."""
+    if not _stored(season):
+        return []
+    with season_store(season) as store:
+        rows = store.events()
+    return [e.name for e in season.events if e.name in rows]
+
+
 async def season_status(season: Season) -> SeasonStatus:
     """Every event of `season` with its state; an event being played is read from its own
     database (its standings: the leaders), a finished one's places from the season's store.
     A season never run reads as all pending (its store is not made)."""
-    rows: dict[str, Any] = {}
+    rows: dict[str, EventRow] = {}
     held: str | None = None
     given: dict[str, list[str]] = {}
-    if (season.folder / "season.sqlite").exists():
+    if _stored(season):
         with season_store(season) as store:
             rows, held, given = store.events(), store.held(), store.fields()
     events = []

@@ -579,23 +579,31 @@ class ArchiveMenu(NamedTuple):
         return number.group(1) if number else name
 
 
-def gamelist_json(view: EventView, menu: ArchiveMenu | None = None) -> dict[str, object]:
-    """`gamelist.json`, the viewer's archive menu (tcecgui `analyse_seasons`, `open_event`:
-    `Seasons`, each with its `sub` events, each with `id`, `abb`, `url`, `menu`, `no`, `dno`,
-    `cup`, `frc` and `eventtag`): this event alone as season "1", or, in a season
-    (`menu`), every event of the season so far.
+def event_menu(view: EventView) -> ArchiveMenu:
+    """The archive menu of an event outside a season: itself, as season "1".
 
     >>> from orchestrator.event.sample import sample_view
-    >>> gamelist_json(sample_view())["Seasons"]["1"]["sub"][0]["menu"]
+    >>> event_menu(sample_view())
+    ArchiveMenu(season='1', events=(ArchiveEvent(name='Sample', menu='Sample', cup=0, frc=0),))
+    """
+    tour = tournament_json(view)
+    return ArchiveMenu("1", (ArchiveEvent(view.name, view.name, tour["cup"], tour["frc"]),))
+
+
+def gamelist_json(menu: ArchiveMenu) -> dict[str, object]:
+    """`gamelist.json`, the viewer's archive menu (tcecgui `analyse_seasons`, `open_event`:
+    `Seasons`, each with its `sub` events, each with `id`, `abb`, `url`, `menu`, `no`, `dno`,
+    `cup`, `frc` and `eventtag`): an event alone (`event_menu`), or every event of a season
+    so far.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> gamelist_json(event_menu(sample_view()))["Seasons"]["1"]["sub"][0]["menu"]
     'Sample'
     >>> menu = ArchiveMenu("20", (ArchiveEvent("S20 - L2", "L2", 0, 0),
     ...                           ArchiveEvent("S20 - Cup", "Cup", 6, 0)))
-    >>> [e["abb"] for e in gamelist_json(sample_view(), menu)["Seasons"]["20"]["sub"]]
+    >>> [e["abb"] for e in gamelist_json(menu)["Seasons"]["20"]["sub"]]
     ['S20_-_L2', 'S20_-_Cup']
     """
-    if menu is None:
-        tour = tournament_json(view)
-        menu = ArchiveMenu("1", (ArchiveEvent(view.name, view.name, tour["cup"], tour["frc"]),))
     entries = []
     for number, event in enumerate(menu.events):
         abb = slug(event.name)

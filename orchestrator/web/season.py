@@ -17,6 +17,7 @@ from orchestrator.event.read import load_view
 from orchestrator.event.season import (
     SeasonStatus,
     archive_menu,
+    begun,
     event_database,
     season_status,
 )
@@ -49,14 +50,10 @@ async def api_season(request: web.Request) -> web.Response:
 async def gamelist(request: web.Request) -> web.Response:
     """TCEC's `gamelist.json`, every event of the season that has begun."""
     season = request.app[SEASON]
-    begun = [e for e in (await _status(request)).events if e.state != "pending"]
-    if not begun:
+    started = begun(season)
+    if not started:
         return web.json_response({"Seasons": {}})
-    try:
-        view = await load_view(event_database(season, begun[-1].name))
-    except StoreError as exc:  # its database is being made
-        raise web.HTTPServiceUnavailable(text=str(exc)) from None
-    return web.json_response(gamelist_json(view, archive_menu(season, begun[-1].name)))
+    return web.json_response(gamelist_json(archive_menu(season, started[-1])))
 
 
 async def season_pgn(request: web.Request) -> web.Response:
