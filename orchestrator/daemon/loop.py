@@ -35,7 +35,13 @@ from orchestrator.core.pairing.round import pair_next
 from orchestrator.core.pairing.teams import board_tags
 from orchestrator.daemon.console import Console
 from orchestrator.daemon.outputs import PgnFiles, TcecFiles, remove_leftovers, write_standings
-from orchestrator.daemon.system import notify, own_children, sweep_orphans, watchdog_interval
+from orchestrator.daemon.system import (
+    notify,
+    own_children,
+    sweep_orphans,
+    trim_memory,
+    watchdog_interval,
+)
 from orchestrator.event import controls
 from orchestrator.event.export import event_ratings, round_tag, slug
 from orchestrator.event.health import Health, HostHealth, LoopLag
@@ -145,7 +151,7 @@ class Daemon:
     async def _tournament(self) -> Tournament:
         """The event as the core sees it, from what is stored now."""
         players = await self.store.players()  # withdrawals included
-        return tournament(self.event.settings, players, await self.store.rounds())
+        return tournament(self.event.settings, players, await self.store.rounds(brief=True))
 
     async def run(self) -> None:
         """Run the event until it ends or `request_stop` (the caller handles signals)."""
@@ -509,6 +515,9 @@ class Daemon:
             dropped_rounds=pairing.dropped_rounds,
             fixed=len(fixed),
         )
+        # the round's end and this pairing each read the whole event: what they freed goes
+        # back to the system (`trim_memory`), not to a month-long high-water mark
+        await asyncio.to_thread(trim_memory)
         return True
 
     async def _finish_round(self, rnd: RoundRow) -> None:
@@ -573,8 +582,8 @@ class Daemon:
                 await self.pgn_files.write_round((await self.store.rounds(number, pgn=True))[0])
             await self.pgn_files.rewrite_event(numbers)
         view = None
-        if standings:
-            view = await view_of(self.store)
+        if standings:  # the whole event, at each round's end: no more of it than they need
+            view = await view_of(self.store, brief=self.tcec_files is None)
             await asyncio.to_thread(write_standings, self.folder, view)
         if self.tcec_files:
             self.tcec_files.event(view or await view_of(self.store))

@@ -12,7 +12,7 @@ import subprocess
 import sys
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -219,6 +219,38 @@ def fixed_threads(loop: asyncio.AbstractEventLoop) -> int:
         loop.set_default_executor(pool)
         _POOLS[loop] = size
     return size
+
+
+def trim_memory() -> bool:
+    """Give the C allocator's free memory back to the system (glibc's `malloc_trim`, which
+    also releases the free pages inside its arenas); whether it could (False off glibc).
+
+    Each round's end reads the whole event (its standings, its next pairing) and lets it go
+    again; glibc keeps what was freed, in every thread's arena, and a month of round ends
+    would show as a daemon that grows.  Dask does the same for its workers' memory
+    ("Memory not released back to the OS" in its documentation).
+
+    >>> trim_memory() in (True, False)
+    True
+    """
+    if _MALLOC_TRIM is None:
+        return False
+    _MALLOC_TRIM(0)
+    return True
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    """glibc's `malloc_trim`, where the C library is glibc."""
+    if sys.platform != "linux":
+        return None
+    try:
+        trim: Callable[[int], int] | None = getattr(ctypes.CDLL("libc.so.6"), "malloc_trim", None)
+        return trim
+    except OSError:  # another C library (musl has no libc.so.6)
+        return None
+
+
+_MALLOC_TRIM = _malloc_trim()
 
 
 _PR_SET_CHILD_SUBREAPER = 36

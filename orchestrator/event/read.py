@@ -164,9 +164,9 @@ async def reading(db: Path, *, pgn: bool = False) -> AsyncIterator[tuple[EventVi
         await store.close()
 
 
-async def view_of(store: Store, *, pgn: bool = False) -> EventView:
-    """The event as `store` holds it now; its games' PGN texts only with `pgn`
-    (`Store.rounds`).
+async def view_of(store: Store, *, pgn: bool = False, brief: bool = False) -> EventView:
+    """The event as `store` holds it now; its games' PGN texts only with `pgn`, and with
+    `brief` only what the standings and the pairings read (`Store.rounds`).
 
     >>> import asyncio
     >>> from orchestrator.event.sample import sample_database
@@ -185,7 +185,7 @@ async def view_of(store: Store, *, pgn: bool = False) -> EventView:
         if event is None:
             raise StoreError(f"{store.path}: no event has been started in this database")
         settings = EventSettings.from_json(event.settings)
-        rounds = await store.rounds(pgn=pgn)
+        rounds = await store.rounds(pgn=pgn, brief=brief)
         players = await store.players()
         return EventView(
             event.name,

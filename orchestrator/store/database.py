@@ -15,6 +15,7 @@ import sqlite3
 import sys
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -268,6 +269,12 @@ _ATTEMPT_FIELDS = tuple(f.name for f in fields(AttemptRow))
 
 _GAME_COLUMNS = ", ".join(_GAME_FIELDS)
 _GAME_COLUMNS_NO_PGN = ", ".join("NULL AS pgn" if f == "pgn" else f for f in _GAME_FIELDS)
+#: what a brief read leaves out (`Store.rounds`): what only a game's own page, the live
+#: files and the PGN show; the standings, their tally and the pairings read none of it
+_NOT_BRIEF = frozenset(
+    {"opening", "started_at", "ended_at", "pgn", "host", "white_ev", "black_ev", "final_fen"}
+)
+_GAME_COLUMNS_BRIEF = ", ".join(f"NULL AS {f}" if f in _NOT_BRIEF else f for f in _GAME_FIELDS)
 _OPENING, _FAULT, _FORFEIT = (_GAME_FIELDS.index(k) for k in ("opening", "fault", "forfeit"))
 
 
@@ -306,6 +313,16 @@ def _game_values(g: NewGame) -> tuple[object, ...]:
     """A new game's columns after its round, in the order `add_round` inserts them."""
     return (g.number, g.pair, g.white, g.black, _opening_json(g.opening), g.stage, g.slot,
             g.match_game, g.tc)  # fmt: skip
+
+
+#: the store whose transaction the running task is in (`snapshot`, `transaction`): a read
+#: of several queries made there sees one state without a transaction of its own
+_IN_TRANSACTION: ContextVar[Store | None] = ContextVar("in_transaction", default=None)
+
+#: the games one query of a whole read (`Store.rounds`) takes: each page's raw rows become
+#: `GameRow`s before the next is read, so that an event read whole is never held twice
+#: (SQLite's rows, then ours: the read's peak was twice what it keeps)
+GAMES_PAGE = 256
 
 
 class Store:
@@ -381,6 +398,7 @@ class Store:
     async def transaction(self) -> AsyncIterator[None]:
         async with self._writing:
             await self.db.execute("BEGIN IMMEDIATE")
+            inside = _IN_TRANSACTION.set(self)
             try:
                 yield
                 await self.db.execute("COMMIT")
@@ -390,6 +408,8 @@ class Store:
                     if self.db.in_transaction:
                         await self.db.execute("ROLLBACK")
                 raise
+            finally:
+                _IN_TRANSACTION.reset(inside)
 
     async def probe_space(self, size: int = 64 << 10) -> None:
         """Whether the database may grow by `size` bytes: a table and a blob of that size
@@ -410,9 +430,11 @@ class Store:
         process commits meanwhile is not half seen); this connection's writers wait."""
         async with self._writing:
             await self.db.execute("BEGIN")
+            inside = _IN_TRANSACTION.set(self)
             try:
                 yield
             finally:
+                _IN_TRANSACTION.reset(inside)
                 await self.db.execute("COMMIT")
 
     async def _scalar(self, sql: str, *args: Any) -> Any:
@@ -509,22 +531,39 @@ class Store:
                 [(number, *_game_values(g)) for g in games],
             )
 
-    async def rounds(self, number: int | None = None, *, pgn: bool = False) -> list[RoundRow]:
+    async def rounds(
+        self, number: int | None = None, *, pgn: bool = False, brief: bool = False
+    ) -> list[RoundRow]:
         """Every round with its games, or only round `number` (a list of at most one).  A
         game's PGN text is read only with `pgn` (its `pgn` is None otherwise): the games'
-        texts are most of an event's size, and most readers never need them."""
-        where, args = ("WHERE round = ?", (number,)) if number is not None else ("", ())
-        columns = _GAME_COLUMNS if pgn else _GAME_COLUMNS_NO_PGN
-        games = [
-            _game(r)
-            for r in await self._rows(
-                f"SELECT {columns} FROM games {where} ORDER BY round, number", *args
+        texts are most of an event's size, and most readers never need them.  `brief`
+        leaves out more (`_NOT_BRIEF`: None), for the daemon's reads of the whole event at
+        each round's end, which need a game's players, result and ending alone.  The whole
+        event is read `GAMES_PAGE` games at a time, in one read transaction."""
+        if number is None and _IN_TRANSACTION.get() is not self:
+            async with self.snapshot():  # its pages and its rounds: one state
+                return await self.rounds(pgn=pgn, brief=brief)
+        columns = _GAME_COLUMNS_BRIEF if brief else _GAME_COLUMNS if pgn else _GAME_COLUMNS_NO_PGN
+        if number is not None:
+            sql = f"SELECT {columns} FROM games WHERE round = ? ORDER BY number"
+            games = [_game(r) for r in await self._rows(sql, number)]
+        else:
+            games = []
+            sql = (
+                f"SELECT {columns} FROM games WHERE (round, number) > (?, ?) "
+                "ORDER BY round, number LIMIT ?"
             )
-        ]
+            after = (0, 0)  # rounds and games are numbered from 1
+            while True:
+                page = await self._rows(sql, *after, GAMES_PAGE)
+                games.extend(_game(r) for r in page)
+                if len(page) < GAMES_PAGE:
+                    break
+                after = (games[-1].round, games[-1].number)
         by_round: dict[int, list[GameRow]] = {}
         for g in games:
             by_round.setdefault(g.round, []).append(g)
-        where = "WHERE number = ?" if number is not None else ""
+        where, args = ("WHERE number = ?", (number,)) if number is not None else ("", ())
         rounds = await self._rows(f"SELECT * FROM rounds {where} ORDER BY number", *args)
         return [
             RoundRow(

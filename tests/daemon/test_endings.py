@@ -68,6 +68,10 @@ def test_the_tally_of_endings_equals_the_database(tmp_path: Path) -> None:
     # E05 slept its whole clock and 400 ms more: the overstep is about that much
     assert 300 <= data["endings"]["engines"]["E05"]["overstep_ms_max"] < 2000
     assert sum(v for k, v in event.items() if k not in ("games", "overstep_ms_max")) == 24
+    # the daemon writes its standings from a brief read of the event (`Store.rounds`): the
+    # same as a whole one
+    (written,) = tmp_path.glob("**/standings.json")
+    assert json.loads(written.read_text()) == data
 
     text = cli("standings", "--db", str(tmp_path / "event.sqlite"))
     table = text[text.index("Endings") :]

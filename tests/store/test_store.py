@@ -171,3 +171,24 @@ def test_leftover_temporary_files_are_removed(tmp_path: Path) -> None:
     assert remove_leftovers(tmp_path) == 1
     assert [p.name for p in tmp_path.iterdir()] == ["round-01.pgn"]
     assert remove_leftovers(tmp_path / "missing") == 0
+
+
+async def test_an_event_read_whole_in_pages_is_every_round_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`rounds()` reads the games a page at a time (in one read transaction, also inside a
+    write transaction of the same task): the same rounds as reading each round alone."""
+    monkeypatch.setattr("orchestrator.store.database.GAMES_PAGE", 3)
+    store = await new_store(tmp_path)
+    try:
+        for number in range(2, 5):  # 4 rounds of 4 games (5 for round 3): pages cut rounds
+            extra = [NewGame(5, 2, "A", "D", None)] if number == 3 else []
+            games = [NewGame(i, i - 1, "A", "B", None) for i in range(1, 5)] + extra
+            await store.add_round(number, None, 0, games)
+        whole = await store.rounds()
+        assert [len(r.games) for r in whole] == [4, 4, 5, 4]
+        assert whole == [(await store.rounds(n))[0] for n in range(1, 5)]
+        async with store.transaction():  # no transaction of its own there: no deadlock
+            assert await store.rounds() == whole
+    finally:
+        await store.close()
