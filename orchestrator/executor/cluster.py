@@ -29,6 +29,7 @@ from typing import Any, cast
 
 import chess
 import structlog
+from dask.utils import key_split
 from distributed import Client, Future
 from distributed.client import FutureCancelledError
 from distributed.security import Security
@@ -53,6 +54,8 @@ CONNECT_S = 5.0  # how long one try to reach the scheduler may take
 RETRY_S = 5.0  # between tries while the scheduler is unreachable
 WORKERS_S = 1.0  # how often the list of connected workers is read
 CANCEL_S = 5.0  # how long cancelling a task may take before it is left to the scheduler
+#: every this many attempts, Dask's cache of split task keys is emptied (`forget_keys`)
+FORGET_EVERY = 100
 
 
 def resources(*engines: EngineConfig) -> dict[str, float]:
@@ -121,6 +124,21 @@ async def _bounded(work: Awaitable[object], seconds: float) -> None:
         log.warning("dask_close_failed", error=repr(task.exception()))
 
 
+def forget_keys() -> None:
+    """Empty Dask's cache of the task keys it has split (`dask.utils.key_split`, which the
+    scheduler and every worker keep, up to 100,000 keys each): each attempt at a game is a
+    task with a key of its own, so without this a long event would leave an entry for
+    every game played in each of those processes.  A cache: what it forgets is split again
+    when needed.  (The daemon sends Dask's own `key_split.cache_clear`: a scheduler of your
+    own need not have this package installed.)
+
+    >>> key_split("play-game-12-1"); forget_keys(); key_split.cache_info().currsize
+    'play-game'
+    0
+    """
+    key_split.cache_clear()
+
+
 async def _identity(client: Client) -> dict[str, Any]:
     """The scheduler's identity, with every connected worker (name, resources, ...)."""
     rpc: Any = client.scheduler
@@ -151,6 +169,8 @@ class DaskExecutor:
         #: this daemon's topic, and the attempts followed now (by their task's key)
         self.topic = f"orchestrator/{uuid.uuid4().hex}"
         self.followed: dict[str, _Follow] = {}
+        self.attempts = 0  # attempts played (`FORGET_EVERY`)
+        self._forgetting: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         """Connect in the background: the daemon applies controls and answers signals while
@@ -259,6 +279,21 @@ class DaskExecutor:
             if not future.done():
                 await _bounded(client.cancel([future], reason="aborted"), CANCEL_S)
             future.release()
+            self.attempts += 1
+            if self.attempts % FORGET_EVERY == 0 and self._forgetting is None:
+                self._forgetting = asyncio.create_task(self._forget_keys(client))
+
+    async def _forget_keys(self, client: Client) -> None:
+        """`forget_keys` on the scheduler and on every worker, in the background: a
+        scheduler that does not answer costs the daemon nothing but a log line."""
+        try:
+            async with asyncio.timeout(CANCEL_S):
+                await client.run_on_scheduler(key_split.cache_clear)
+                await client.run(key_split.cache_clear)
+        except Exception as exc:  # the games go on whatever a cache does
+            log.warning("dask_keys_not_forgotten", scheduler=self.label, error=repr(exc))
+        finally:
+            self._forgetting = None
 
     async def check(self, config: Config, fen_reason: str | None) -> list[str]:
         """`orchestrator check` on the workers: each engine started once on a worker that
@@ -325,9 +360,10 @@ class DaskExecutor:
         return lines
 
     async def close(self) -> None:
-        if self._watch is not None:
-            self._watch.cancel()
-            await asyncio.wait({self._watch}, timeout=CANCEL_S)
+        for task in (self._watch, self._forgetting):
+            if task is not None:
+                task.cancel()
+                await asyncio.wait({task}, timeout=CANCEL_S)
         await self._drop_client()
 
 

@@ -14,11 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from aiohttp.test_utils import TestClient, TestServer
+from dask.utils import key_split
+from distributed import Client
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
 from orchestrator.config.load import load
-from orchestrator.executor.cluster import CONNECT_S
+from orchestrator.config.model import dask_address
+from orchestrator.executor.cluster import CONNECT_S, DaskExecutor
 from orchestrator.executor.processes import worker_slots
 from orchestrator.executor.worker import IDLE_S
 from orchestrator.web.app import make_app
@@ -446,3 +449,41 @@ def test_a_host_that_cannot_start_an_engine_forfeits_its_games_and_is_named(
     ] * 2
     assert [h for _, _, h in hosts(tmp_path / "event.sqlite")] == ["host-a", "host-a"]
     assert {g[4] for g in stored_games(tmp_path / "event.sqlite")} == {"1-0", "0-1"}
+
+
+def test_dask_forgets_the_task_keys_of_the_games_it_ran(cluster: Cluster) -> None:
+    """Dask's scheduler and workers cache every task key they split (`dask.utils.key_split`),
+    up to 100,000 each: a key per game played.  The daemon empties those caches every
+    `FORGET_EVERY` attempts (`DaskExecutor._forget_keys`)."""
+    cluster.scheduler()
+    cluster.worker("host-a")
+    cluster.wait_for({"host-a"})
+    cached = key_split.cache_info  # Dask's own function: a scheduler needs nothing of ours
+
+    async def sizes(client: Client) -> list[int]:
+        on_workers = await client.run(cached)
+        return [(await client.run_on_scheduler(cached)).currsize] + [
+            info.currsize for info in on_workers.values()
+        ]
+
+    async def run() -> tuple[list[int], list[int]]:
+        address = dask_address(cluster.url)
+        assert address is not None
+        executor = DaskExecutor(address, cluster.url)
+        await executor.connect()
+        client = executor.client
+        assert client is not None
+        keys = [f"game-{i}-attempt-1" for i in range(20)]
+        futures = [client.submit(abs, -i, key=key, pure=False) for i, key in enumerate(keys)]
+        assert await client.gather(futures) == list(range(20))
+        for future in futures:  # as the daemon does at an attempt's end
+            future.release()
+        before = await sizes(client)
+        await executor._forget_keys(client)
+        after = await sizes(client)
+        await executor.close()
+        return before, after
+
+    before, after = asyncio.run(run())
+    assert min(before) >= 20, before  # the scheduler's and the worker's: every key
+    assert after == [0, 0], after
