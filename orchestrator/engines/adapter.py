@@ -241,6 +241,8 @@ class _Pipe:
         #: when the engine wrote the bytes now being received (`StampedOutput` sets it)
         self.arrived: float | None = None
         self._lead: list[str] = []  # `LEADS` lines held for the next line
+        #: the `info` lines are the runner's alone (`_Uci.arm`): python-chess is not given them
+        self.own_info = False
 
     def stops(self, data: bytes) -> bool:
         """Whether `data` (a write of the engine's) may hold a line that stops its clock
@@ -373,7 +375,8 @@ class _Pipe:
             self._thinking(word, line)
         self.tail.append(line if len(line) <= LINE_KEPT else line[:LINE_KEPT] + "...")
         self.log("<", line, at)
-        super()._line_received(line)  # type: ignore[misc]
+        if not (self.own_info and word == "info"):
+            super()._line_received(line)  # type: ignore[misc]
 
     def drain(self) -> None:
         """Take every line the engine has written so far (its deadline passed: an answer
@@ -433,6 +436,14 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         self._position_line = ""
         self._ponder_at = 0.0  # when the last `go ponder` was written
         self._held: list[str] = []  # lines held back after a `go ponder`
+
+    def arm(self, on_go: Callable[[], None] | None = None) -> None:
+        """As `_Pipe.arm`; and from now on the engine is a player, whose `info` lines
+        python-chess need not see: it plays with ``INFO_NONE`` (its parse of every line
+        would find nothing wanted: 10 a move from Stockfish), and `last_info` parses the
+        line that matters, once.  (A kibitzer's analysis reads them all; it is never armed.)"""
+        super().arm(on_go)
+        self.own_info = True
 
     def _thinking(self, word: str, line: str) -> None:
         if word == "info":
