@@ -283,6 +283,20 @@ def _rss_by_kind() -> dict[str, float]:
     return {k: round(v, 1) for k, v in kinds.items()}
 
 
+def _largest(count: int = 5) -> list[str]:
+    """The `count` largest containers the garbage collector tracks: type, length, KB, and
+    where one says what it holds (a dict's first key)."""
+    sized = sorted(
+        ((sys.getsizeof(o), o) for o in gc.get_objects() if isinstance(o, (dict, list, set))),
+        key=lambda pair: pair[0],
+    )[-count:]
+    out = []
+    for size, o in reversed(sized):
+        first = repr(next(iter(o), None))[:60] if isinstance(o, (dict, set)) else ""
+        out.append(f"{type(o).__name__} len={len(o)} {size / 1024:.0f} KB {first}")
+    return out
+
+
 def soak(executor: str, engines: int, trace: bool = False) -> dict[str, Any]:
     """Play the soak event in this process; the figures after game 400 and at the end."""
     from orchestrator.executor import processes
@@ -319,6 +333,7 @@ def soak(executor: str, engines: int, trace: bool = False) -> dict[str, Any]:
                 "malloc": _malloc_info(),
                 "python_blocks": sys.getallocatedblocks(),
                 "gc_objects": len(gc.get_objects()),
+                "largest": _largest(),
             }
             marks[label]["thread_names"] = sorted(t.name for t in threading.enumerate())
             print(json.dumps({label: marks[label]}), file=sys.stderr, flush=True)
