@@ -33,7 +33,8 @@ the games' logs are left out); and the database's size per game.  With
 `--trace`, a JSON line on stderr every 200 games says where the daemon's memory is: its
 RSS by kind of mapping (the C heap, other anonymous memory, files), Python's small-object
 allocator (its arenas and blocks), glibc's arenas (held, free inside, mmapped chunks), the
-allocated blocks and the objects the garbage collector tracks, and its threads by name.
+allocated blocks and the objects the garbage collector tracks (and the largest of them), its
+descriptors by kind, and its threads by name.
 """
 
 from __future__ import annotations
@@ -261,6 +262,30 @@ def _fds(logs: Path) -> int:
     return count
 
 
+def _fd_kinds(logs: Path) -> dict[str, int]:
+    """This process's descriptors by what they are (`--trace`), the engine logs left out: a
+    file by its name, a TCP socket by the port it is connected to, others by their kind."""
+    ports: dict[str, str] = {}  # a socket's inode: its peer's port
+    for table in ("/proc/self/net/tcp", "/proc/self/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for row in Path(table).read_text().splitlines()[1:]:
+                cols = row.split()
+                ports[cols[9]] = f"tcp to :{int(cols[2].rsplit(':', 1)[1], 16)}"
+    kinds: dict[str, int] = {}
+    for fd in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):
+            target = fd.readlink()
+            if target.is_relative_to(logs):
+                continue
+            text = str(target)
+            if text.startswith("socket:["):
+                text = ports.get(text[8:-1], "socket")
+            elif text.startswith("/"):
+                text = target.name
+            kinds[text] = kinds.get(text, 0) + 1
+    return dict(sorted(kinds.items()))
+
+
 def _rss_by_kind() -> dict[str, float]:
     """This process's RSS in MB by kind of mapping: the C heap, other anonymous memory, files."""
     kinds: dict[str, float] = {}
@@ -334,6 +359,7 @@ def soak(executor: str, engines: int, trace: bool = False) -> dict[str, Any]:
                 "python_blocks": sys.getallocatedblocks(),
                 "gc_objects": len(gc.get_objects()),
                 "largest": _largest(),
+                "fds": _fd_kinds(logs_folder(db)),
             }
             marks[label]["thread_names"] = sorted(t.name for t in threading.enumerate())
             print(json.dumps({label: marks[label]}), file=sys.stderr, flush=True)
