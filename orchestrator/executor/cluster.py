@@ -54,7 +54,7 @@ CONNECT_S = 5.0  # how long one try to reach the scheduler may take
 RETRY_S = 5.0  # between tries while the scheduler is unreachable
 WORKERS_S = 1.0  # how often the list of connected workers is read
 CANCEL_S = 5.0  # how long cancelling a task may take before it is left to the scheduler
-#: every this many attempts, Dask's cache of split task keys is emptied (`forget_keys`)
+#: every this many attempts, Dask's cache of split task keys is emptied (`_forget_keys`)
 FORGET_EVERY = 100
 
 
@@ -122,21 +122,6 @@ async def _bounded(work: Awaitable[object], seconds: float) -> None:
         task.cancel()
     elif not task.cancelled() and task.exception() is not None:
         log.warning("dask_close_failed", error=repr(task.exception()))
-
-
-def forget_keys() -> None:
-    """Empty Dask's cache of the task keys it has split (`dask.utils.key_split`, which the
-    scheduler and every worker keep, up to 100,000 keys each): each attempt at a game is a
-    task with a key of its own, so without this a long event would leave an entry for
-    every game played in each of those processes.  A cache: what it forgets is split again
-    when needed.  (The daemon sends Dask's own `key_split.cache_clear`: a scheduler of your
-    own need not have this package installed.)
-
-    >>> key_split("play-game-12-1"); forget_keys(); key_split.cache_info().currsize
-    'play-game'
-    0
-    """
-    key_split.cache_clear()
 
 
 async def _identity(client: Client) -> dict[str, Any]:
@@ -284,8 +269,13 @@ class DaskExecutor:
                 self._forgetting = asyncio.create_task(self._forget_keys(client))
 
     async def _forget_keys(self, client: Client) -> None:
-        """`forget_keys` on the scheduler and on every worker, in the background: a
-        scheduler that does not answer costs the daemon nothing but a log line."""
+        """Empty Dask's cache of the task keys it has split (`dask.utils.key_split`), which
+        the scheduler and every worker keep, up to 100,000 keys each: each attempt at a game
+        is a task with a key of its own, so a long event would leave an entry for every game
+        played in each of those processes.  A cache: what it forgets is split again when
+        needed.  Dask's own `key_split.cache_clear` is sent (a scheduler of your own needs
+        nothing of ours installed), in the background: a scheduler that does not answer
+        costs the daemon nothing but a log line."""
         try:
             async with asyncio.timeout(CANCEL_S):
                 await client.run_on_scheduler(key_split.cache_clear)
