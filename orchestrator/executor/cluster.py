@@ -130,6 +130,22 @@ async def _identity(client: Client) -> dict[str, Any]:
     return cast(dict[str, Any], await rpc.identity(n_workers=-1))
 
 
+def _keep_one_idle(client: Client) -> bool:
+    """Close the client's idle pooled connections when more than one is idle; whether it did.
+
+    Dask's client sends each call (`identity`, the `gather` of a result, `cancel`, `run`)
+    on a connection of its pool, opens another when calls overlap, and keeps every one it
+    opened: the pool holds as many connections as calls ever overlapped, a descriptor each,
+    so a daemon running for a month would gain one whenever a rarer overlap happens.  Dask's
+    own `collect` closes the idle ones; the next call opens what it needs.
+    """
+    pool: Any = client.rpc
+    if sum(len(idle) for idle in pool.available.values()) <= 1:
+        return False
+    pool.collect()
+    return True
+
+
 class DaskExecutor:
     """Games as tasks on the workers of the Dask scheduler at `address`."""
 
@@ -229,6 +245,7 @@ class DaskExecutor:
                 else:
                     self.workers = dict(identity.get("workers", {}))
                     self.workers_read = time.monotonic()
+                _keep_one_idle(client)
             await asyncio.sleep(WORKERS_S)
 
     async def refresh_workers(self) -> dict[str, dict[str, Any]]:
