@@ -130,20 +130,25 @@ async def _identity(client: Client) -> dict[str, Any]:
     return cast(dict[str, Any], await rpc.identity(n_workers=-1))
 
 
-def _keep_one_idle(client: Client) -> bool:
-    """Close the client's idle pooled connections when more than one is idle; whether it did.
+def _keep_one_idle(client: Client) -> int:
+    """Close all but one of the client's idle pooled connections to each address; how many
+    it closed.
 
     Dask's client sends each call (`identity`, the `gather` of a result, `cancel`, `run`)
     on a connection of its pool, opens another when calls overlap, and keeps every one it
     opened: the pool holds as many connections as calls ever overlapped, a descriptor each,
-    so a daemon running for a month would gain one whenever a rarer overlap happens.  Dask's
-    own `collect` closes the idle ones; the next call opens what it needs.
+    so a daemon running for a month would gain one whenever a rarer overlap happens.  This
+    is what Dask's own `ConnectionPool.collect` does with every idle connection (closed,
+    and its place in the pool's limit given back), for all but the one the next call takes.
     """
     pool: Any = client.rpc
-    if sum(len(idle) for idle in pool.available.values()) <= 1:
-        return False
-    pool.collect()
-    return True
+    closed = 0
+    for idle in pool.available.values():
+        while len(idle) > 1:
+            idle.pop().abort()
+            pool.semaphore.release()
+            closed += 1
+    return closed
 
 
 class DaskExecutor:
