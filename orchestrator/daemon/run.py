@@ -31,7 +31,13 @@ from orchestrator.core.game.openings import Opening
 from orchestrator.core.stats.ratings import load_fit
 from orchestrator.daemon.console import Console
 from orchestrator.daemon.loop import Daemon
-from orchestrator.daemon.system import KibitzProcess, WebProcess, fixed_threads, sweep_orphans
+from orchestrator.daemon.system import (
+    KibitzProcess,
+    WebProcess,
+    fixed_threads,
+    frozen_heap,
+    sweep_orphans,
+)
 from orchestrator.engines.affinity import cpu_plan, pin, pin_threads
 from orchestrator.engines.probe import from_fen, probe, probe_kibitzer
 from orchestrator.engines.slices import runner_slice
@@ -271,7 +277,8 @@ async def _run_event(
                 watch = asyncio.create_task(_keep_running(kibitz))
                 await _kibitzers_ready(kibitz, stop)
             try:
-                await daemon.run()
+                with frozen_heap():  # what the event loaded, out of the collector's way
+                    await daemon.run()
             except OrchestratorError as exc:  # the event, once started, failed: exit 1
                 raise EventFailed(f"the event failed: {exc}") from None
             finally:

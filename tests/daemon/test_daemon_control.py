@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -467,3 +468,30 @@ def test_a_20_mb_line_costs_the_daemon_little(tmp_path: Path) -> None:
         ).fetchall()
     assert len(faults) == 4 and all('"garbage"' in fault for (fault,) in faults), faults
     print(f"daemon peak {peak_mb:.0f} MB, database {size_mb:.2f} MB")
+
+
+def test_the_heap_loaded_before_the_games_is_frozen_while_they_play(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the daemon loaded before its first game (modules, numpy, scipy, the config) is
+    out of the garbage collector's full collections while the event plays
+    (`system.frozen_heap`), and given back when it ends."""
+    import gc
+
+    from orchestrator.daemon.loop import Daemon
+    from orchestrator.daemon.run import run_event
+
+    played = Daemon.run
+    frozen: list[int] = []
+
+    async def run(self: Daemon) -> None:
+        frozen.append(gc.get_freeze_count())
+        await played(self)
+
+    monkeypatch.setattr(Daemon, "run", run)
+    monkeypatch.chdir(tmp_path)
+    config = event_config(tmp_path, players=["E01", "E02", "E03", "E04"], rounds=1)
+    assert asyncio.run(run_event(config, False, False, None)) == 0
+    assert finished_count(tmp_path / "event.sqlite") == 4
+    assert frozen and frozen[0] > 10_000, frozen  # numpy and scipy alone are more
+    assert gc.get_freeze_count() == 0
