@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
@@ -470,28 +469,32 @@ def test_a_20_mb_line_costs_the_daemon_little(tmp_path: Path) -> None:
     print(f"daemon peak {peak_mb:.0f} MB, database {size_mb:.2f} MB")
 
 
-def test_the_heap_loaded_before_the_games_is_frozen_while_they_play(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+FROZEN_DAEMON = """
+import atexit, gc, sys
+from orchestrator.daemon.loop import Daemon
+
+played = Daemon.run
+
+async def run(self):
+    sys.stderr.write(f"frozen={gc.get_freeze_count()}\\n")
+    await played(self)
+
+Daemon.run = run
+atexit.register(lambda: sys.stderr.write(f"after={gc.get_freeze_count()}\\n"))
+from orchestrator.cli import main
+sys.argv = ["orchestrator", "run", sys.argv[1]]
+main()
+"""
+
+
+def test_the_heap_loaded_before_the_games_is_frozen_while_they_play(tmp_path: Path) -> None:
     """What the daemon loaded before its first game (modules, numpy, scipy, the config) is
     out of the garbage collector's full collections while the event plays
     (`system.frozen_heap`), and given back when it ends."""
-    import gc
-
-    from orchestrator.daemon.loop import Daemon
-    from orchestrator.daemon.run import run_event
-
-    played = Daemon.run
-    frozen: list[int] = []
-
-    async def run(self: Daemon) -> None:
-        frozen.append(gc.get_freeze_count())
-        await played(self)
-
-    monkeypatch.setattr(Daemon, "run", run)
-    monkeypatch.chdir(tmp_path)
     config = event_config(tmp_path, players=["E01", "E02", "E03", "E04"], rounds=1)
-    assert asyncio.run(run_event(config, False, False, None)) == 0
+    out = run_script(FROZEN_DAEMON, config)
+    assert out.returncode == 0, out.stderr
     assert finished_count(tmp_path / "event.sqlite") == 4
-    assert frozen and frozen[0] > 10_000, frozen  # numpy and scipy alone are more
-    assert gc.get_freeze_count() == 0
+    frozen = int(out.stderr.split("frozen=", 1)[1].split()[0])
+    assert frozen > 10_000, frozen  # numpy and scipy alone are more
+    assert int(out.stderr.rsplit("after=", 1)[1].split()[0]) == 0
