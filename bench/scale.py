@@ -33,7 +33,8 @@ the games' logs are left out); and the database's size per game.  With
 `--trace`, a JSON line on stderr every 200 games says where the daemon's memory is: its
 RSS by kind of mapping (the C heap, other anonymous memory, files), Python's small-object
 allocator (its arenas and blocks), glibc's arenas (held, free inside, mmapped chunks), the
-allocated blocks and the objects the garbage collector tracks (and the largest of them), its
+allocated blocks and the objects the garbage collector tracks (and the largest of them;
+those the daemon froze when the event started are counted apart, as `gc_frozen`), its
 descriptors by kind, and its threads by name.
 """
 
@@ -357,7 +358,8 @@ def soak(executor: str, engines: int, trace: bool = False) -> dict[str, Any]:
                 "pymalloc": _pymalloc(),
                 "malloc": _malloc_info(),
                 "python_blocks": sys.getallocatedblocks(),
-                "gc_objects": len(gc.get_objects()),
+                "gc_objects": len(gc.get_objects()),  # not those frozen at the start
+                "gc_frozen": gc.get_freeze_count(),
                 "largest": _largest(),
                 "fds": _fd_kinds(logs_folder(db)),
             }
