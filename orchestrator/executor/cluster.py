@@ -130,9 +130,8 @@ async def _identity(client: Client) -> dict[str, Any]:
     return cast(dict[str, Any], await rpc.identity(n_workers=-1))
 
 
-def _keep_one_idle(client: Client) -> int:
-    """Close all but one of the client's idle pooled connections to each address; how many
-    it closed.
+def _keep_one_idle(client: Client) -> None:
+    """Close all but one of the client's idle pooled connections to each address.
 
     Dask's client sends each call (`identity`, the `gather` of a result, `cancel`, `run`)
     on a connection of its pool, opens another when calls overlap, and keeps every one it
@@ -142,13 +141,10 @@ def _keep_one_idle(client: Client) -> int:
     and its place in the pool's limit given back), for all but the one the next call takes.
     """
     pool: Any = client.rpc
-    closed = 0
     for idle in pool.available.values():
         while len(idle) > 1:
             idle.pop().abort()
             pool.semaphore.release()
-            closed += 1
-    return closed
 
 
 class DaskExecutor:
