@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 import chess
+import chess.engine
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -12,6 +14,7 @@ from orchestrator.config.model import EngineConfig
 from orchestrator.core.game.adjudication import Adjudication
 from orchestrator.core.game.clock import TimeControl
 from orchestrator.core.game.record import GameRecord, MoveRecord
+from orchestrator.engines.adapter import MAX_LINE, _Uci
 from orchestrator.engines.journal import LOG_CAP, NOTE_KEPT, NOTES_ROOM, Journal
 from orchestrator.game.game import GameSpec, play_game
 from tests.support.engines import scripted
@@ -113,6 +116,69 @@ async def test_a_flooding_engine_is_counted_not_kept() -> None:
     kept = log.count("<W: info string yyy")
     assert kept + int(left_out[1]) >= spam_lines > kept > 0
     assert f"# {record.result}: {record.reason}" in log  # the runner's notes are always kept
+
+
+class _Killable:
+    """A transport that only counts its kills."""
+
+    def __init__(self) -> None:
+        self.kills = 0
+
+    def kill(self) -> None:
+        self.kills += 1
+
+
+async def test_a_megabyte_at_once_is_handed_to_python_chess_a_line_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """python-chess's splitter copies the rest of its buffer at every line: handed 20 MB of
+    short lines in a few writes it kept the loop for a minute, and the engine, its output
+    unread, lost on time (CI).  The adapter hands it one line at a time, and a line over
+    `MAX_LINE` in the middle of a write is caught there, not after it."""
+    pieces: list[bytes] = []
+    handed = chess.engine.Protocol.pipe_data_received
+
+    def spy(self: chess.engine.Protocol, fd: int, data: bytes | str) -> None:
+        pieces.append(bytes(data, "utf-8") if isinstance(data, str) else data)
+        handed(self, fd, data)
+
+    monkeypatch.setattr(chess.engine.Protocol, "pipe_data_received", spy)
+    engine = _Uci()
+    received: list[str] = []
+    engine._line_received = received.append  # type: ignore[method-assign]
+    engine.transport = _Killable()  # type: ignore[assignment]
+    lines = [f"info string {n:05d} " + "y" * 180 for n in range(5000)]
+    blob = "\n".join(lines).encode() + b"\n"
+    engine.pipe_data_received(1, blob[:777_777])
+    engine.pipe_data_received(1, blob[777_777:])
+    assert received == lines
+    assert all(piece.count(b"\n") <= 1 for piece in pieces)
+    assert b"".join(pieces) == blob
+
+    received.clear()
+    engine.pipe_data_received(1, b"a\n" + b"x" * (MAX_LINE + 1) + b"\nb\n")
+    assert received == ["a"] and engine.overlong and engine.transport.kills == 1
+    assert len(engine.buffer[1]) == 0  # type: ignore[attr-defined]
+    engine.pipe_data_received(1, b"c\n")  # nothing more is taken from a killed engine
+    assert received == ["a"] and engine.transport.kills == 1
+
+
+async def test_a_line_of_max_line_bytes_is_kept() -> None:
+    """The bound is `MAX_LINE` bytes a line, its newline not counted, whether the line came
+    in one write or in several."""
+    engine = _Uci()
+    received: list[str] = []
+    engine._line_received = received.append  # type: ignore[method-assign]
+    engine.transport = _Killable()  # type: ignore[assignment]
+    line = b"y" * MAX_LINE
+    engine.pipe_data_received(1, line + b"\n")
+    engine.pipe_data_received(1, line[:1000])
+    engine.pipe_data_received(1, line[1000:] + b"\nz\n")
+    assert [len(text) for text in received] == [MAX_LINE, MAX_LINE, 1]
+    assert not engine.overlong
+    engine.pipe_data_received(1, line[:1000])
+    engine.pipe_data_received(1, line[1000:] + b"y")
+    assert engine.overlong and engine.transport.kills == 1
 
 
 @given(
