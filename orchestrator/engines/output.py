@@ -8,9 +8,10 @@ and with ``SO_TIMESTAMPNS`` the kernel stamps each record as the write puts it i
 `StampedOutput` reads the records whenever the loop is free and hands their bytes to
 python-chess's protocol together with the kernel's stamp (`Receiver.arrived`), so the time
 charged is the time of the write, whatever the loop was doing.  Records read together are
-handed on together, with the last one's stamp; a record that may stop the engine's clock
-ends such a batch, so its line always has its own write's stamp.  (bench/stamps.py measures
-this against stamping in the loop and in a reader thread; the README says why.)
+handed on together (up to `BATCH_BYTES`), with the last one's stamp; a record that may stop
+the engine's clock ends such a batch, so its line always has its own write's stamp.
+(bench/stamps.py measures this against stamping in the loop and in a reader thread; the
+README says why.)
 
 A write becomes one record, so a record is as large as the engine's largest write: the
 engine's end gets a send buffer of `SEND_BUFFER` bytes (at most what the kernel allows, and
@@ -39,8 +40,11 @@ SEND_BUFFER = 1 << 20
 SO_TIMESTAMPNS = 35
 _TIMESPEC = struct.Struct("@ll")
 _ANCILLARY = socket.CMSG_SPACE(_TIMESPEC.size)
-#: records read in one go before the loop gets its turn back (a flooding engine)
+#: records, and bytes, read in one go before the loop gets its turn back (a flooding engine)
 RECORDS_PER_TURN = 256
+BYTES_PER_TURN = 1 << 20
+#: records read together are handed on together up to this many bytes
+BATCH_BYTES = 1 << 16
 
 
 class Receiver(Protocol):
@@ -150,8 +154,8 @@ class StampedOutput:
         return data, _stamp(ancillary, time.monotonic())
 
     def readable(self) -> None:
-        """The records that are there (at most `RECORDS_PER_TURN`: the loop calls again for
-        the rest)."""
+        """The records that are there (at most `RECORDS_PER_TURN`, or a record past
+        `BYTES_PER_TURN`: the loop calls again for the rest)."""
         self._take(RECORDS_PER_TURN)
 
     def drain(self) -> None:
@@ -161,12 +165,13 @@ class StampedOutput:
     def _take(self, most: int | None) -> None:
         """Read records and hand them on together, each batch with the stamp of its last
         record: a record that may hold a line that stops the clock (`Receiver.stops`) ends
-        its batch, so that line gets its own write's stamp."""
+        its batch, so that line gets its own write's stamp.  A batch ends too at
+        `BATCH_BYTES`, so a flood is never held whole."""
         batch: list[bytes] = []
         stamp: list[tuple[int, int, bytes]] = []
         received = 0.0
-        taken = 0
-        while (most is None or taken < most) and not self.eof:
+        taken = batched = read = 0
+        while (most is None or (taken < most and read < BYTES_PER_TURN)) and not self.eof:
             got = self._recv()
             if got is None:
                 break
@@ -174,9 +179,11 @@ class StampedOutput:
             data, stamp, received = got
             if data:
                 batch.append(data)
-                if self.receiver.stops(data):
+                batched += len(data)
+                read += len(data)
+                if batched >= BATCH_BYTES or self.receiver.stops(data):
                     self._hand(batch, stamp, received)
-                    batch = []
+                    batch, batched = [], 0
         if batch:
             self._hand(batch, stamp, received)
 
