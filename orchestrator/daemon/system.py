@@ -19,7 +19,7 @@ from pathlib import Path
 
 from orchestrator.config.model import ConfigError
 from orchestrator.engines.adapter import ENGINE_PIDS, die_with_parent
-from orchestrator.engines.procfs import processes
+from orchestrator.engines.procfs import children
 from orchestrator.executor import HELPER_PIDS
 
 
@@ -303,12 +303,12 @@ def sweep_orphans(own: set[int] | frozenset[int] = frozenset()) -> int:
     The daemon's own children are never touched: they stay in its session and are alive, or
     are in `own` (the engines asyncio reaps, the web process).
     """
-    me, swept = os.getpid(), 0
+    swept = 0
     session = os.getsid(0)
     for _ in range(8):  # an orphan's own children become ours when it dies: a few passes
         found = []
-        for p in processes():
-            if p.parent != me or p.pid in own:
+        for p in children():
+            if p.pid in own:
                 continue
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 if p.state == "Z" or os.getsid(p.pid) != session:

@@ -297,6 +297,37 @@ def test_processes_that_escape_an_engine_are_ended(tmp_path: Path) -> None:
     wait_for(lambda: not sleepers() - before, timeout=10)
 
 
+ADOPTING = """
+import os, subprocess, sys, time
+from orchestrator.daemon.system import become_subreaper
+from orchestrator.engines.procfs import children, processes
+assert become_subreaper()
+zombie = subprocess.Popen(["true"])
+parent = subprocess.Popen(["sh", "-c", "setsid sleep 300 & echo $!"], stdout=subprocess.PIPE)
+orphan = int(parent.stdout.readline())
+parent.wait()
+deadline = time.monotonic() + 10
+while time.monotonic() < deadline:
+    mine = {p.pid: p.state for p in children()}
+    if orphan in mine and mine.get(zombie.pid) == "Z":
+        break
+    time.sleep(0.05)
+scanned = {p.pid: p.state for p in processes() if p.parent == os.getpid()}
+os.kill(orphan, 9)
+print(sorted(mine) == sorted(scanned), orphan in mine, mine.get(zombie.pid))
+"""
+
+
+def test_the_daemons_children_are_read_from_its_own_lists() -> None:
+    """`children()`, which the orphan sweep reads every few seconds, finds what a scan of
+    every process finds: an orphan the subreaper adopted and a zombie of its own."""
+    out = subprocess.run(
+        [sys.executable, "-c", ADOPTING], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "True", "Z"]
+
+
 def run_script(script: str, config: Path) -> subprocess.CompletedProcess[str]:
     """`script` (which runs the daemon on its first argument) on `config`."""
     return subprocess.run(
