@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import os
 import threading
 import time
@@ -257,9 +258,15 @@ _games_lock = threading.Lock()
 
 
 def _this_host() -> _Games:
+    """The games of this worker process, made on its first game.  Then the heap the worker
+    holds (Dask's modules and ours, python-chess: most of what the collector tracks) is
+    frozen for the process's life, as the daemon's is for an event (`frozen_heap` in
+    `daemon/system.py`): a host that plays for a month pays no full collection over it."""
     global _games  # noqa: PLW0603 - one per worker process, made on its first game
     with _games_lock:
         if _games is None:
+            gc.collect()
+            gc.freeze()
             _games = _Games()
         return _games
 

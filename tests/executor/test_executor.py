@@ -451,6 +451,24 @@ def test_a_host_that_cannot_start_an_engine_forfeits_its_games_and_is_named(
     assert {g[4] for g in stored_games(tmp_path / "event.sqlite")} == {"1-0", "0-1"}
 
 
+def test_a_game_host_freezes_its_heap_at_its_first_game() -> None:
+    """A worker process's heap, as it stands at its first game, is set aside from the
+    garbage collector for good (the daemon's is, for an event)."""
+    probe = (
+        "import gc\n"
+        "from orchestrator.executor.worker import _this_host\n"
+        "before = gc.get_freeze_count()\n"
+        "_this_host()\n"
+        "print(before, gc.get_freeze_count())\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    before, after = map(int, out.stdout.split())
+    assert before == 0 and after > 10_000, (before, after)
+
+
 def test_dask_forgets_the_task_keys_of_the_games_it_ran(cluster: Cluster) -> None:
     """Dask's scheduler and workers cache every task key they split (`dask.utils.key_split`),
     up to 100,000 each: a key per game played.  The daemon empties those caches every
