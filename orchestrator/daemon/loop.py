@@ -719,16 +719,16 @@ class Daemon:
         def on_log(text: str) -> None:
             self.engine_logs.append(attempt, text)
 
-        def on_move(move: MoveRecord, board: chess.Board) -> None:
+        def on_move(move: MoveRecord, ply: int, mover: chess.Color) -> None:
             nonlocal last_progress
-            self.moved(attempt, game.id, len(board.move_stack), move)
-            clocks[not board.turn] = move.clock_ms
+            self.moved(attempt, game.id, ply, move)
+            clocks[mover] = move.clock_ms
             if time.monotonic() - last_progress >= PROGRESS_S:
                 last_progress = time.monotonic()
                 log.info(
                     "game_progress",
                     **context,
-                    ply=len(board.move_stack),
+                    ply=ply,
                     white_clock_ms=clocks[chess.WHITE],
                     black_clock_ms=clocks[chess.BLACK],
                     score=None if move.score is None else score_text(move.score),

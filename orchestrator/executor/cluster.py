@@ -27,7 +27,6 @@ import uuid
 from collections.abc import Awaitable
 from typing import Any, cast
 
-import chess
 import structlog
 from dask.utils import key_split
 from distributed import Client, Future
@@ -37,15 +36,11 @@ from distributed.security import Security
 from orchestrator.config.model import Config, ConfigError, EngineConfig, TournamentConfig
 from orchestrator.core.cpus import Core, TooFewCores, cpu_text, plan_slots
 from orchestrator.core.errors import DaemonFault
-from orchestrator.core.game.record import GameRecord
+from orchestrator.core.game.openings import START
+from orchestrator.core.game.record import GameRecord, MoveRecord
 from orchestrator.executor.base import HostFault, OnStart
-from orchestrator.executor.worker import (
-    announce,
-    check_engine,
-    check_kibitzer,
-    move_from_wire,
-    run_game,
-)
+from orchestrator.executor.wire import MoveEvent, unpack
+from orchestrator.executor.worker import announce, check_engine, check_kibitzer, run_game
 from orchestrator.game.game import GameSpec, OnLog, OnMove
 
 log = structlog.get_logger()
@@ -213,13 +208,24 @@ class DaskExecutor:
         self.client.subscribe_topic(self.topic, self._event)
 
     def _event(self, event: tuple[float, dict[str, Any]]) -> None:
-        """An event of the topic (a game host's batch of its games' events), each to the
-        attempt it names (one no longer followed: dropped)."""
+        """An event of the topic: a game's start, or a game host's batch of its games'
+        moves (`wire.pack`), each to the attempt it names (one no longer followed: dropped)."""
         message = event[1]
-        for one in message.get("events", (message,)):
+        for one in message.get("events", ()):
             follow = self.followed.get(str(one.get("key")))
             if follow is not None:
                 follow.event(one)
+        packed = message.get("moves")
+        if packed is not None:
+            try:
+                moves = unpack(packed)
+            except ValueError as exc:  # not our hosts' packing: their live moves are lost
+                log.warning("host_moves_unreadable", scheduler=self.label, error=str(exc))
+                return
+            for move in moves:
+                follow = self.followed.get(move.key)
+                if follow is not None:
+                    follow.moved(move)
 
     def _outage(self, error: str) -> None:
         if self._down_since is None:
@@ -377,8 +383,8 @@ class DaskExecutor:
 
 class _Follow:
     """One attempt's task, followed from here: its start, its moves, its end.  The events
-    are taken as they come (`event`, from the executor's topic), without a task of their
-    own: a move costs the daemon a board push and the daemon's own `on_move`."""
+    are taken as they come (`event` and `moved`, from the executor's topic), without a task
+    of their own: a move costs the daemon its `MoveRecord` and the daemon's own `on_move`."""
 
     def __init__(
         self,
@@ -396,10 +402,9 @@ class _Follow:
         self.on_move = on_move
         self.on_start = on_start
         self.on_log = on_log
-        self.board = (spec.opening.board() if spec.opening else chess.Board()).copy()
-        if spec.opening:
-            for uci in spec.opening.moves:
-                self.board.push_uci(uci)
+        opening = spec.opening or START
+        self.ply = len(opening.moves)  # the moves on the board: the book's, then those seen
+        self.first = opening.board().turn  # the side to move in the start position
         self.run_id: str | None = None
         self.host: str | None = None
         self.address: str | None = None
@@ -423,9 +428,8 @@ class _Follow:
                 await self.starting
         finally:
             result.cancel()
-        for move in record.moves[len(self.board.move_stack) :]:  # any the events lacked
-            self.board.push(chess.Move.from_uci(move.uci))
-            self.on_move(move, self.board)
+        for move in record.moves[self.ply :]:  # any the events lacked
+            self._next(move)
         self.on_log(log)
         return record
 
@@ -447,8 +451,19 @@ class _Follow:
             detail = f"the game failed on its host: {type(exc).__name__}: {exc}"
             raise HostFault(self.host, detail, lost=False) from None
 
+    def _next(self, move: MoveRecord) -> None:
+        """The attempt's next move (found legal on its host)."""
+        self.ply += 1
+        self.on_move(move, self.ply, self.first if self.ply % 2 else not self.first)
+
+    def moved(self, move: MoveEvent) -> None:
+        """One move of this attempt's task: taken when it is the next of this run."""
+        if move.run == self.run_id and move.ply == self.ply + 1:
+            self.on_log(move.log)
+            self._next(move.record())
+
     def event(self, message: dict[str, Any]) -> None:
-        """One event of this attempt's task: its start, or one of its moves."""
+        """An event of this attempt's task other than its moves: its start."""
         kind, run = message.get("kind"), message.get("run")
         if kind == "start":
             if self.run_id is None:
@@ -465,15 +480,6 @@ class _Follow:
                         lost=True,
                     )
                 )
-        elif (
-            kind == "move"
-            and run == self.run_id
-            and message.get("ply") == len(self.board.move_stack) + 1
-        ):
-            move = move_from_wire(message["move"])
-            self.board.push(chess.Move.from_uci(move.uci))  # found legal on the host
-            self.on_log(str(message.get("log", "")))
-            self.on_move(move, self.board)
 
     def _check_host(self) -> None:
         executor = self.executor

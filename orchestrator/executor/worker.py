@@ -5,11 +5,11 @@ thread beside Dask's): both engines start there and their clocks are kept there,
 engines' pipes, so no network lag is ever charged to an engine.  The moves go to the daemon
 with Dask's structured events (`Worker.log_event`, which never waits for the network), each
 with the engines' log written since the move before: the moves of all the worker's games
-together, every `SEND_EVERY_S` (`_Outbox`), a game's last ones before its result.  The whole
-`GameRecord`, with its PGN written here (`GameSpec.pgn`: the daemon only stores it), and the
-log's last chunk are the task's result.  The task watches its own key: once the daemon no
-longer wants the game (it aborted the attempt, lost the scheduler, or died), the game is
-cancelled and its engines are killed at once.
+together, every `SEND_EVERY_S` (`_Outbox`, packed by `wire.pack`), a game's last ones before
+its result.  The whole `GameRecord`, with its PGN written here (`GameSpec.pgn`: the daemon
+only stores it), and the log's last chunk are the task's result.  The task watches its own
+key: once the daemon no longer wants the game (it aborted the attempt, lost the scheduler, or
+died), the game is cancelled and its engines are killed at once.
 
 Pinned cores (`affinity = true`) are planned here, by the host, with the daemon's own
 `plan_slots`: over the cores the host announces (`host_cores`: its `/sys`, its worker's CPU
@@ -37,11 +37,12 @@ from distributed.worker import Worker
 from orchestrator.config.model import Config, ConfigError, EngineConfig, KibitzerConfig
 from orchestrator.core.cpus import Slot, TooFewCores, cpu_text, plan_slots
 from orchestrator.core.errors import DaemonFault
-from orchestrator.core.game.record import Cp, GameRecord, Mate, MoveRecord
+from orchestrator.core.game.record import GameRecord, MoveRecord
 from orchestrator.engines.affinity import host_cores, pin
 from orchestrator.engines.pool import EnginePool
 from orchestrator.engines.probe import probe, probe_kibitzer
 from orchestrator.engines.slices import runner_slice
+from orchestrator.executor.wire import MoveEvent, pack
 from orchestrator.game.game import GameSpec, OnLog, OnMove, play_game
 
 #: how often a game checks that the daemon still wants it (seconds)
@@ -52,39 +53,10 @@ IDLE_S = 5.0
 WANTED = frozenset({"executing", "long-running"})
 #: how long a game host gathers its games' moves before it sends them together (one event
 #: of the daemon's topic for all of them: the daemon's cost per move, not per message)
-SEND_EVERY_S = 0.05
+SEND_EVERY_S = 0.1
 #: how long a pinned game waits for a slot of its host's cores (one whose game was cancelled
 #: may still be ending) before the host gives up on it
 SLOT_WAIT_S = 30.0
-
-
-def move_to_wire(move: MoveRecord) -> dict[str, Any]:
-    """A move as msgpack can carry it (Dask's events are msgpack).
-
-    >>> wire = move_to_wire(MoveRecord("e2e4", "e4", score=Mate(-3), pv=("e2e4", "e7e5")))
-    >>> wire["score"], wire["pv"]
-    (['mate', -3], ['e2e4', 'e7e5'])
-    >>> move_from_wire(wire) == MoveRecord("e2e4", "e4", score=Mate(-3), pv=("e2e4", "e7e5"))
-    True
-    """
-    plain = {f.name: getattr(move, f.name) for f in dataclasses.fields(move)}
-    score = move.score
-    if score is not None:
-        mate = score.mate()
-        plain["score"] = ["mate", mate] if mate is not None else ["cp", score.score()]
-    plain["pv"] = list(move.pv)
-    return plain
-
-
-def move_from_wire(plain: dict[str, Any]) -> MoveRecord:
-    """The `MoveRecord` of `move_to_wire` (see there)."""
-    fields = dict(plain)
-    score = fields.get("score")
-    if score is not None:
-        kind, value = score
-        fields["score"] = Mate(value) if kind == "mate" else Cp(value)
-    fields["pv"] = tuple(fields.get("pv") or ())
-    return MoveRecord(**fields)
 
 
 def host_name(worker: Worker) -> str:
@@ -102,24 +74,24 @@ def _wanted(worker: Worker, key: Any) -> bool:
 
 
 class _Outbox:
-    """The events of this worker's games, sent to their daemons' topics in batches (one
-    `log_event` per topic every `SEND_EVERY_S`, from the games' loop; `flush` sends what
-    is held at once, from any thread)."""
+    """The moves of this worker's games, sent to their daemons' topics in batches (one
+    `log_event` per topic every `SEND_EVERY_S`, from the games' loop, its moves packed as
+    one bytes value: `wire.pack`); `flush` sends what is held at once, from any thread."""
 
     def __init__(self, worker: Worker) -> None:
         self.worker = worker
         self.lock = threading.Lock()
-        self.held: dict[str, list[dict[str, Any]]] = {}
+        self.held: dict[str, list[MoveEvent]] = {}
 
-    def add(self, topic: str, message: dict[str, Any]) -> None:
+    def add(self, topic: str, move: MoveEvent) -> None:
         with self.lock:
-            self.held.setdefault(topic, []).append(message)
+            self.held.setdefault(topic, []).append(move)
 
     def flush(self) -> None:
         with self.lock:
             held, self.held = self.held, {}
-        for topic, events in held.items():
-            self.worker.log_event(topic, {"events": events})
+        for topic, moves in held.items():
+            self.worker.log_event(topic, {"moves": pack(moves)})
 
 
 class _Games:
@@ -142,12 +114,12 @@ class _Games:
         runner_slice()  # the games' loop, as the daemon's: its engines come first
         self.loop.run_forever()
 
-    def send(self, worker: Worker, topic: str, message: dict[str, Any]) -> None:
-        """Hold `message` for `topic` (from the games' loop); it goes out within
+    def send(self, worker: Worker, topic: str, move: MoveEvent) -> None:
+        """Hold `move` for `topic` (from the games' loop); it goes out within
         `SEND_EVERY_S`."""
         if self.outbox is None:
             self.outbox = _Outbox(worker)
-        self.outbox.add(topic, message)
+        self.outbox.add(topic, move)
         if self.sending is None:
             self.sending = self.loop.call_later(SEND_EVERY_S, self._send)
 
@@ -305,12 +277,10 @@ def _run_game(
     def on_log(text: str) -> None:
         log.append(text)
 
-    def on_move(move: MoveRecord, board: chess.Board) -> None:
-        ply = len(board.move_stack)
+    def on_move(move: MoveRecord, ply: int, mover: chess.Color) -> None:
         text = "".join(log)
         log.clear()
-        message = {"kind": "move", "key": key, "run": run, "ply": ply, "log": text}
-        games.send(worker, topic, message | {"move": move_to_wire(move)})
+        games.send(worker, topic, MoveEvent.of(str(key), run, ply, text, move))
 
     try:
         record = games.play(spec, on_move, on_log, lambda: _wanted(worker, key))

@@ -47,8 +47,10 @@ from orchestrator.game.pgn import PgnSpec
 UNTIMED_DEADLINE_S = 60.0  # nodes= and depth= games: how long a move may take at most
 INFO_XBOARD = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | chess.engine.INFO_PV
 
-#: sees each engine move, the board after it; it must not wait (the game waits for it)
-OnMove = Callable[[MoveRecord, chess.Board], None]
+#: sees each engine move: its record, its ply (the moves on the board since the start
+#: position, book moves and this one included) and the side that played it; it must not wait
+#: (the game waits for it)
+OnMove = Callable[[MoveRecord, int, chess.Color], None]
 #: takes the game's engine log, a chunk with each move and the last at the end (`Journal`)
 OnLog = Callable[[str], None]
 
@@ -512,7 +514,7 @@ class _Game:
         if self.on_log is not None and self.journal is not None:
             self.on_log(self.journal.take())
         if self.on_move is not None:
-            self.on_move(record, board)
+            self.on_move(record, len(board.move_stack), colour)
         _end_by_rules(board)  # the rules of chess come before any adjudication
         verdict = self._tablebase() or self.adjudicator.after_ply(
             white_moved=colour == chess.WHITE,

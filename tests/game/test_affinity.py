@@ -177,7 +177,7 @@ async def test_a_wrapped_engine_s_children_are_pinned_with_it(tmp_path: Path) ->
     sets = {"W": (cpus[-1],), "B": (cpus[0],)}
     seen: list[dict[str, tuple[tuple[int, ...], tuple[int, ...]]]] = []
 
-    def on_move(move: MoveRecord, board: chess.Board) -> None:
+    def on_move(move: MoveRecord, ply: int, mover: chess.Color) -> None:
         found = {}
         for name, pid in engine_pids(tmp_path).items():  # the real engines, not the wrappers
             wrapper = int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[1])

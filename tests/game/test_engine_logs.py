@@ -29,7 +29,7 @@ async def logged(white: EngineConfig, black: EngineConfig) -> tuple[GameRecord, 
     chunks: list[str] = []
     at_moves: list[str] = []
 
-    def on_move(move: MoveRecord, board: chess.Board) -> None:
+    def on_move(move: MoveRecord, ply: int, mover: chess.Color) -> None:
         at_moves.append("".join(chunks))
 
     spec = GameSpec(white, black, TimeControl.parse("30+0"), None, LIMIT)

@@ -72,7 +72,7 @@ class FakeExecutor:
             on_log(f"# the fake executor plays {record.san}\n")
             board.push(move)
             moves.append(record)
-            on_move(record, board)
+            on_move(record, len(board.move_stack), not board.turn)
             await asyncio.sleep(0)  # a real game gives the loop a turn at every move
         if self.before_result is not None:
             await self.before_result(len(self.played))
