@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gzip
 import os
 import re
@@ -108,6 +109,7 @@ class EngineLogs:
         self.folder = folder
         self.files: dict[int, tuple[Path, IO[str]]] = {}  # attempt: its plain file, open
         self.ops: list[Callable[[], None]] = []
+        self.chunks: dict[int, list[str]] = {}  # attempt: its chunks for the next batch
         self.writer: asyncio.Task[None] | None = None
         self.urgent = asyncio.Event()  # an attempt ended: its log is compressed at once
         self.failed: str | None = None  # the last write's error, until one succeeds
@@ -128,21 +130,25 @@ class EngineLogs:
         self._queue(create)
 
     def append(self, attempt: int, text: str) -> None:
-        """A chunk of an attempt's log."""
+        """A chunk of an attempt's log: the chunks of an attempt that come before its next
+        batch is written are written together, at their place among its operations."""
         if not text:
             return
+        chunks = self.chunks.get(attempt)
+        if chunks is None:  # the batch's first: its write takes this list, and what joins it
+            chunks = self.chunks[attempt] = []
+            self._queue(functools.partial(self._write_chunks, attempt, chunks))
+        chunks.append(text)
 
-        def write() -> None:
-            entry = self.files.get(attempt)
-            if entry is None or attempt in self.cut:
-                return
-            try:
-                entry[1].write(text)  # flushed at the batch's end (`_run`)
-            except OSError:  # a full disk: the log is cut here, the game goes on
-                self.cut.add(attempt)
-                raise
-
-        self._queue(write)
+    def _write_chunks(self, attempt: int, chunks: list[str]) -> None:
+        entry = self.files.get(attempt)
+        if entry is None or attempt in self.cut:
+            return
+        try:
+            entry[1].write("".join(chunks))  # flushed at the batch's end (`_run`)
+        except OSError:  # a full disk: the log is cut here, the game goes on
+            self.cut.add(attempt)
+            raise
 
     def finish(self, attempt: int) -> asyncio.Future[Path | None]:
         """The attempt has ended (or was aborted): its log is compressed.  The future is the
@@ -184,6 +190,7 @@ class EngineLogs:
     async def _write(self) -> None:
         while self.ops:
             batch, self.ops = self.ops, []
+            self.chunks = {}  # the batch's lists are the writer's now: no chunk joins them
             self.urgent.clear()
             await asyncio.to_thread(self._run, batch)
             if self.ops:  # what came meanwhile goes in the next batch, a little later
