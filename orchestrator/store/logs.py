@@ -169,6 +169,7 @@ class EngineLogs:
             finally:
                 loop.call_soon_threadsafe(_settle, done, packed)
 
+        self.chunks.pop(attempt, None)  # a chunk that comes after this is not written
         self._queue(close)
         self.urgent.set()  # its end is awaited: written in the next batch, at once
         return done
