@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import msgspec
 
-from orchestrator.core.game.record import Cp, Mate, MoveRecord
+from orchestrator.core.game.record import MoveRecord, score_from, score_parts
 
 __all__ = ["MoveEvent", "pack", "unpack"]
 
@@ -48,13 +48,12 @@ class MoveEvent(msgspec.Struct, array_like=True, frozen=True):
     def of(cls, key: str, run: str, ply: int, log: str, move: MoveRecord) -> MoveEvent:
         """The event of `move`.
 
+        >>> from orchestrator.core.game.record import Mate
         >>> event = MoveEvent.of("game-1", "r1", 1, "", MoveRecord("e2e4", "e4", score=Mate(-3)))
         >>> event.cp, event.mate, event.record().score
         (None, -3, Mate(-3))
         """
-        score = move.score
-        mate = None if score is None else score.mate()
-        cp = None if score is None or mate is not None else score.score()
+        cp, mate = score_parts(move.score)
         return cls(
             key, run, ply, log, move.uci, move.san, move.book, cp, mate, move.depth,
             move.seldepth, move.nodes, move.time_ms, move.clock_ms, move.reported_ms,
@@ -63,14 +62,10 @@ class MoveEvent(msgspec.Struct, array_like=True, frozen=True):
 
     def record(self) -> MoveRecord:
         """The move's `MoveRecord` (see `of`)."""
-        if self.mate is not None:
-            score: Cp | Mate | None = Mate(self.mate)
-        else:
-            score = None if self.cp is None else Cp(self.cp)
         return MoveRecord(
-            self.uci, self.san, self.book, score, self.depth, self.seldepth, self.nodes,
-            self.time_ms, self.clock_ms, self.reported_ms, self.pv, self.nps, self.tbhits,
-            self.hashfull, self.ponder,
+            self.uci, self.san, self.book, score_from(self.cp, self.mate), self.depth,
+            self.seldepth, self.nodes, self.time_ms, self.clock_ms, self.reported_ms, self.pv,
+            self.nps, self.tbhits, self.hashfull, self.ponder,
         )  # fmt: skip
 
 
@@ -81,6 +76,7 @@ _decoder = msgspec.msgpack.Decoder(list[MoveEvent])
 def pack(events: list[MoveEvent]) -> bytes:
     """`events` as one bytes value (msgpack arrays), for a Dask structured event.
 
+    >>> from orchestrator.core.game.record import Cp
     >>> move = MoveRecord("e2e4", "e4", score=Cp(35), depth=20, pv=("e2e4", "e7e5"))
     >>> [e.record() for e in unpack(pack([MoveEvent.of("game-1", "r1", 1, "", move)]))] == [move]
     True

@@ -26,7 +26,7 @@ import aiosqlite
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.event.model import Player, Result
 from orchestrator.core.game.openings import Opening
-from orchestrator.core.game.record import Cp, Fault, GameRecord, Mate, MoveRecord
+from orchestrator.core.game.record import Fault, GameRecord, MoveRecord, score_from, score_parts
 from orchestrator.store.schema import MIGRATIONS, VERSION
 
 #: one statement of a change applied with a control: SQL and its parameters
@@ -198,7 +198,7 @@ def _move(r: aiosqlite.Row) -> MoveRow:
     """A row of `_MOVES`, decoded: the one place where a stored move becomes a record."""
     (rowid, game, attempt, ply, uci, san, book, cp, mate, depth, seldepth, nodes, time_ms,
      clock_ms, reported_ms, pv, nps, tbhits, hashfull, ponder) = r  # fmt: skip
-    score = Mate(mate) if mate is not None else (Cp(cp) if cp is not None else None)
+    score = score_from(cp, mate)
     move = MoveRecord(
         uci, san, bool(book), score, depth, seldepth, nodes, time_ms, clock_ms, reported_ms,
         tuple(pv.split()) if pv else (), nps, tbhits, hashfull, ponder,
@@ -630,7 +630,6 @@ class Store:
         `abort_game`) writes it: the moves of every running game go to SQLite together, in
         one transaction, not one call to SQLite's thread per move.  A move lost with a
         killed daemon belongs to a game that was still running: it is played again."""
-        score = move.score
         self._pending_moves.append(
             (
                 attempt,
@@ -638,8 +637,7 @@ class Store:
                 move.uci,
                 move.san,
                 int(move.book),
-                score.score() if score else None,
-                score.mate() if score else None,
+                *score_parts(move.score),
                 move.depth,
                 move.seldepth,
                 move.nodes,

@@ -13,7 +13,18 @@ from chess.engine import Cp, Mate, Score
 from orchestrator.core.event.model import Result
 from orchestrator.core.game.rmobility import Goal, g_score
 
-__all__ = ["Cp", "Fault", "GameRecord", "Mate", "MoveRecord", "Score", "score_pawns", "white_view"]
+__all__ = [
+    "Cp",
+    "Fault",
+    "GameRecord",
+    "Mate",
+    "MoveRecord",
+    "Score",
+    "score_from",
+    "score_parts",
+    "score_pawns",
+    "white_view",
+]
 
 #: the PGN standard's Termination values
 Termination = Literal["normal", "adjudication", "time forfeit", "rules infraction", "abandoned"]
@@ -31,6 +42,28 @@ def score_pawns(score: Score) -> float:
     if mate is not None:
         return 1000.0 if mate > 0 else -1000.0
     return score.score(mate_score=0) / 100.0
+
+
+def score_parts(score: Score | None) -> tuple[int | None, int | None]:
+    """A score as it is stored and sent: (centipawns, moves to mate), the other one None.
+
+    >>> score_parts(Cp(35)), score_parts(Mate(-3)), score_parts(None)
+    ((35, None), (None, -3), (None, None))
+    """
+    if score is None:
+        return None, None
+    return score.score(), score.mate()
+
+
+def score_from(cp: int | None, mate: int | None) -> Score | None:
+    """The score of `score_parts`.
+
+    >>> score_from(35, None), score_from(None, -3), score_from(None, None)
+    (Cp(+35), Mate(-3), None)
+    """
+    if mate is not None:
+        return Mate(mate)
+    return None if cp is None else Cp(cp)
 
 
 def white_view(score: Score | None, white_moved: bool) -> str:
