@@ -31,13 +31,20 @@ def players(league: str) -> list[str]:
 
 
 def tournament(league: str) -> Tournament:
+    """The league as played: a double round robin of single-game rounds, and in an odd
+    field each round's engine without a game has the BYE (a rest day)."""
     rounds: dict[int, list[Game]] = {}
     for number, white, black, result, rmobility in LEAGUES[league]:
         game = Game(white, black, result, rmobility=rmobility)  # type: ignore[arg-type]
         rounds.setdefault(int(number.split(".")[0]), []).append(game)
     entrants = tuple(Player(name, seed) for seed, name in enumerate(players(league), 1))
-    played = tuple(Round(n, tuple(games)) for n, games in sorted(rounds.items()))
-    return Tournament(entrants, played, Rules(system="round-robin"))
+    played = []
+    for n, games in sorted(rounds.items()):
+        idle = set(players(league)) - {name for g in games for name in (g.white, g.black)}
+        assert len(idle) == len(entrants) % 2, (league, n, idle)
+        played.append(Round(n, tuple(games), bye=next(iter(idle), None)))
+    rules = Rules(system="round-robin", format="single", cycles=2)
+    return Tournament(entrants, tuple(played), rules)
 
 
 def places(league: str, order: tuple[Tiebreak, ...] = TIEBREAKS) -> list[tuple[str, str]]:
@@ -83,6 +90,23 @@ def test_league_3_s_tie_at_the_cut_is_broken_by_the_direct_encounter() -> None:
     decided = {"League 3": ["Seer 1.2.1_dev", "Tucano 9.02_dev", "Combusken 1.4.0"]}
     field = resolve_field(event, {"League 3": on_points}, decided)
     assert set(field[len(event.names()) :]) == promoted
+
+
+def test_the_qualification_league_s_byes_score_nothing_as_tcec_counts_them() -> None:
+    """Seven engines: each of the 14 rounds one engine rests.  TCEC's final table of the
+    Qualification League (tcec-chess.com, Season 20; owiki.org, "TCEC Season 20")."""
+    t = tournament("Qualification League")
+    assert sum(r.bye is not None for r in t.rounds) == 14
+    table = {line.name.split()[0]: (line.score, line.byes) for line in standings(t, TIEBREAKS)}
+    assert table == {
+        "Seer": (10.0, 2), "Halogen": (9.0, 2), "MrBob": (8.0, 2), "A0lite": (5.5, 2),
+        "Koivisto": (5.0, 2), "Cheese": (3.0, 2), "Stash": (1.5, 2),
+    }  # fmt: skip
+    first = standings(t, TIEBREAKS)[0]
+    # Sonneborn-Berger from the same scores: Seer's wins and draws against the others'
+    assert first.tiebreaks["sb"] == sum(
+        pts * {x.name: x.score for x in standings(t, TIEBREAKS)}[opp] for opp, pts in first.results
+    )
 
 
 def test_the_data_is_whole() -> None:

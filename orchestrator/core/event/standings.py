@@ -20,6 +20,7 @@ import msgspec
 
 from orchestrator.core.event.model import Game, Tournament
 from orchestrator.core.game.rmobility import parse, points
+from orchestrator.core.pairing.registry import lookup
 
 Tiebreak = Literal["sb", "wins", "black", "direct", "buchholz", "median-buchholz", "rmobility"]
 TIEBREAKS: dict[Tiebreak, str] = {
@@ -67,13 +68,18 @@ class Line(Entry):
 
 
 def tally(tournament: Tournament) -> dict[str, Line]:
-    """Score, results and BYEs of every player over the finished games of `tournament`.
+    """Score, results and BYEs of every player over the finished games of `tournament`.  A
+    BYE scores a win of each game of a pair where the round's system says so (a Swiss's),
+    nothing where it is a rest day (a round robin's).
 
-    >>> from orchestrator.core.event.model import Game, Player, Round
+    >>> from orchestrator.core.event.model import Game, Player, Round, Rules
     >>> players = (Player("A", 1), Player("B", 2), Player("C", 3))
     >>> t = Tournament(players, (Round(1, (Game("A", "B", "1/2-1/2"),), bye="C"),))
     >>> {name: (line.score, line.byes) for name, line in tally(t).items()}
     {'A': (0.5, 0), 'B': (0.5, 0), 'C': (1.0, 1)}
+    >>> league = msgspec.structs.replace(t, rules=Rules(system="round-robin", format="single"))
+    >>> {name: (line.score, line.byes) for name, line in tally(league).items()}
+    {'A': (0.5, 0), 'B': (0.5, 0), 'C': (0.0, 1)}
     """
     t = tournament
     lines = {p.name: Line(p.name, p.seed) for p in t.players}
@@ -95,9 +101,12 @@ def tally(tournament: Tournament) -> dict[str, Line]:
         lines[g.black].rmobility += black
         lines[g.black].black += not g.forfeit  # a forfeit gives no colour
     for rnd in t.rounds:
-        for name in t.bye_players(rnd.bye) if rnd.bye is not None else ():
+        if rnd.bye is None:
+            continue
+        scores = lookup(t.rules.system_of(rnd.number)[0]).bye_scores
+        for name in t.bye_players(rnd.bye):
             lines[name].byes += 1  # a team's BYE: each of its players wins its board
-            lines[name].score += t.rules.games_per_pair
+            lines[name].score += t.rules.games_per_pair if scores else 0
     return lines
 
 

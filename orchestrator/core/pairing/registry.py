@@ -162,6 +162,9 @@ class System(Generic[Opts]):
     #: the games of a whole event of `entrants` under these rules, for a system whose rounds
     #: do not all have a game per pair (None: a full round's games in every round)
     games_planned: Callable[[int, Rules, Opts], int] | None = None
+    #: whether its BYE scores a win of each game of a pair (the Swiss rule), or is a rest
+    #: day that scores nothing (a round robin's, as FIDE's Berger tables and TCEC count it)
+    bye_scores: bool = True
 
     @property
     def takes(self) -> tuple[str, ...]:

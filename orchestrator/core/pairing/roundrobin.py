@@ -1,6 +1,7 @@
 """Round robin by the Berger tables, for TCEC-style league events.
 
-With n players (n even; an odd field gets a phantom opponent whose partner has the BYE),
+With n players (n even; an odd field gets a phantom opponent whose partner has the BYE, a
+rest day that scores nothing),
 Berger number n is fixed and in round r the others pair up as i + j = r + 1 (mod n - 1);
 the player with 2i = r + 1 meets n.  Boards follow FIDE's tables: the game of player n on
 board 1, then outward around the circle.  In a pair without n, i has white when
@@ -107,4 +108,5 @@ ROUND_ROBIN = System(
     max_rounds=lambda players, cycles, options: total_rounds(players, cycles),
     phase=False,
     unfixable="a round robin's pairings are its table: none can be fixed",
+    bye_scores=False,
 )
