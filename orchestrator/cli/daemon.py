@@ -153,10 +153,16 @@ def match(
         raise fail(f"--tc: {exc}") from None
     test = None
     if sprt is not None:
+        from orchestrator.core.stats.sprt import Sprt
+
         try:
             low, high = (float(x) for x in sprt.split(","))
         except ValueError:
             raise fail(f"--sprt: expected ELO0,ELO1 such as 0,5, not {sprt!r}") from None
+        try:
+            Sprt(elo0=low, elo1=high)
+        except ValueError as exc:
+            raise fail(f"--sprt: {exc}") from None
         test = (low, high)
     if openings is not None and not openings.is_file():
         raise fail(f"--openings: no such file {str(openings)!r}")

@@ -41,6 +41,7 @@ __all__ = [
     "StandingsJSON",
     "TeamStandingJSON",
     "VoidedJSON",
+    "sprt_outcome",
 ]
 
 Side = Literal["white", "black"]
@@ -300,7 +301,23 @@ class SprtJSON(TypedDict):
     llr: float
     lower: float
     upper: float
+    #: "H0" or "H1" once a bound is crossed; None while it runs, or when its games ran out
     verdict: str | None
+    #: whether its games are over: with no verdict, the test ended without one
+    over: bool
+
+
+def sprt_outcome(test: SprtJSON) -> str:
+    """What a test came to, as the standings and the web view say it.
+
+    >>> sprt_outcome({"llr": 3.0, "lower": -2.94, "upper": 2.94, "verdict": "H1", "over": True})
+    'H1 accepted'
+    >>> sprt_outcome({"llr": 0.1, "lower": -2.94, "upper": 2.94, "verdict": None, "over": True})
+    'no verdict: its games ran out'
+    """
+    if test["verdict"]:
+        return f"{test['verdict']} accepted"
+    return "no verdict: its games ran out" if test["over"] else "running"
 
 
 class TiebreakJSON(TypedDict):

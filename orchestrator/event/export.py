@@ -38,6 +38,7 @@ from orchestrator.event.api import (
     StandingJSON,
     TeamStandingJSON,
     TiebreakJSON,
+    sprt_outcome,
 )
 from orchestrator.store.database import GameRow, RoundRow
 from orchestrator.store.logs import find_log
@@ -337,16 +338,17 @@ def head_to_head(tournament: Tournament) -> HeadToHeadJSON:
         "shared": "1-2" in places,
     }
     if state.sprt is not None:
-        out["sprt"] = _sprt_json(state.sprt)
+        out["sprt"] = _sprt_json(state.sprt, bool(state.places))
     return out
 
 
-def _sprt_json(state: SprtState) -> SprtJSON:
+def _sprt_json(state: SprtState, over: bool) -> SprtJSON:
     return {
         "llr": round(state.llr, 3),
         "lower": round(state.lower, 3),
         "upper": round(state.upper, 3),
         "verdict": state.verdict,
+        "over": over,
     }
 
 
@@ -403,7 +405,8 @@ def gauntlet_data(tournament: Tournament) -> GauntletJSON:
     out: GauntletJSON = {"pairs": pairs}
     tests = gauntlet_tests(tournament, options)
     if tests:
-        out["sprt"] = {name: _sprt_json(state) for name, state in tests.items()}
+        over = sum(1 for _ in tournament.finished_games()) >= tournament.games_planned()
+        out["sprt"] = {name: _sprt_json(state, over) for name, state in tests.items()}
     return out
 
 
@@ -413,7 +416,8 @@ def gauntlet_text(data: GauntletJSON) -> str:
     >>> print(gauntlet_text({"pairs": [{"engines": ["A", "C"], "games": 2, "points": [1.5, 0.5],
     ...     "wdl": [1, 1, 0], "penta": [0, 0, 0, 1, 0], "model": "pentanomial", "elo": 190.8,
     ...     "elo_error": None, "nelo": None, "nelo_error": None, "los": 0.8413}],
-    ...     "sprt": {"A": {"llr": 0.1, "lower": -2.94, "upper": 2.94, "verdict": None}}}))
+    ...     "sprt": {"A": {"llr": 0.1, "lower": -2.94, "upper": 2.94, "verdict": None,
+    ...     "over": False}}}))
     Gauntlet
       A 1.5 - 0.5 C after 2 games (+1 =1 -0)
         Elo difference: +190.8
@@ -504,8 +508,8 @@ def _figure_lines(
 
 
 def _sprt_line(label: str, test: SprtJSON) -> str:
-    verdict = f"{test['verdict']} accepted" if test["verdict"] else "running"
-    return f"{label}: LLR {test['llr']:.2f} ({test['lower']:.2f}, {test['upper']:.2f}): {verdict}"
+    shown = f"LLR {test['llr']:.2f} ({test['lower']:.2f}, {test['upper']:.2f})"
+    return f"{label}: {shown}: {sprt_outcome(test)}"
 
 
 _SHORT = {

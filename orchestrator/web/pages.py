@@ -24,6 +24,7 @@ from orchestrator.event.api import (
     StandingsJSON,
     TeamStandingJSON,
     VoidedJSON,
+    sprt_outcome,
 )
 from orchestrator.event.season import SeasonStatus
 from orchestrator.event.tcec_files import CrosstableJSON
@@ -229,10 +230,9 @@ def head_to_head(data: HeadToHeadJSON) -> str:
     ending = ""
     if "sprt" in data:
         test = data["sprt"]
-        verdict = f"{test['verdict']} accepted" if test["verdict"] else "running"
         ending += (
             f"<p id='sprt'>SPRT: LLR {test['llr']:.2f} "
-            f"({test['lower']:.2f}, {test['upper']:.2f}): {verdict}</p>"
+            f"({test['lower']:.2f}, {test['upper']:.2f}): {sprt_outcome(test)}</p>"
         )
     if data["winner"]:
         ending += f"<p id='winner'>Winner: {_e(data['winner'])}</p>"
@@ -266,7 +266,7 @@ def gauntlet(data: GauntletJSON) -> str:
     tests = "".join(
         f"<p class='sprt'>SPRT of {_e(name)} against the field: LLR {t['llr']:.2f} "
         f"({t['lower']:.2f}, {t['upper']:.2f}): "
-        f"{t['verdict'] + ' accepted' if t['verdict'] else 'running'}</p>"
+        f"{sprt_outcome(t)}</p>"
         for name, t in data.get("sprt", {}).items()
     )
     return (

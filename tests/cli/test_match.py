@@ -79,6 +79,8 @@ def test_a_match_from_the_command_line_resumes_after_kill_nine(tmp_path: Path) -
         (["--games", "3"], "--games: a match is played in game pairs"),
         (["--tc", "fast"], "--tc: bad time control 'fast'"),
         (["--sprt", "x"], "--sprt: expected ELO0,ELO1"),
+        (["--sprt=-inf,inf"], "--sprt: elo0 must be a number from -200 to 200"),
+        (["--sprt", "0,240"], "--sprt: elo1 must be a number from -200 to 200"),
     ],
 )
 def test_bad_options_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:

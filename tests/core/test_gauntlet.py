@@ -193,7 +193,7 @@ def test_a_match_under_sprt_ends_at_its_verdict_or_its_games() -> None:
         pair_match,
     )
     from orchestrator.core.stats.sprt import Sprt
-    from orchestrator.event.export import head_to_head
+    from orchestrator.event.export import head_to_head, head_to_head_text
 
     players = (Player("A", 1), Player("B", 2))
     options = MatchOptions(1000, sprt=Sprt(elo0=0, elo1=5))
@@ -234,6 +234,15 @@ def test_a_match_under_sprt_ends_at_its_verdict_or_its_games() -> None:
     state = match_state(Tournament(players, drawn), capped)
     assert state.sprt is not None and state.sprt.verdict is None
     assert state.places == (("1-2", "A"), ("1-2", "B"))
+    # ... and says so: not "running"
+    rules = Rules(system="match", system_options=Options({"games": 4, "sprt": {"elo0": 0,
+                                                                              "elo1": 5}}))  # fmt: skip
+    ended = head_to_head(Tournament(players, drawn, rules))
+    assert ended["sprt"] == {**ended["sprt"], "verdict": None, "over": True}  # type: ignore[typeddict-item]
+    assert "SPRT: LLR" in head_to_head_text(ended)
+    assert "no verdict: its games ran out" in head_to_head_text(ended)
+    going = head_to_head(Tournament(players, drawn[:1], rules))
+    assert "running" in head_to_head_text(going)
     with pytest.raises(ValueError, match="sprt"):
         MatchOptions(4, tiebreaks=(TiebreakMatch(2),), sprt=Sprt(elo0=0, elo1=5))
 

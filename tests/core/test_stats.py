@@ -99,6 +99,47 @@ def test_an_sprt_stops_at_its_bounds() -> None:
             Sprt(**bad)  # type: ignore[arg-type]
 
 
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(["normalized", "logistic"]),
+    st.floats(-1.0, 1.0),
+    st.floats(-1.0, 1.0),
+    st.one_of(
+        st.lists(st.integers(0, 10**6), min_size=3, max_size=3),
+        st.lists(st.integers(0, 10**6), min_size=5, max_size=5),
+    ),
+)
+def test_every_test_within_its_bounds_has_a_finite_llr(
+    model: str, a: float, b: float, counts: list[int]
+) -> None:
+    """Every pair of bounds a config may give (up to `BOUND`, either sign), over any counts:
+    a finite LLR, never an exception (beyond them a bound is refused at check)."""
+    from orchestrator.core.stats.sprt import BOUND
+
+    lo, hi = sorted((a * BOUND[model], b * BOUND[model]))
+    if lo == hi:
+        return
+    test = Sprt(elo0=lo, elo1=hi, model=model)  # type: ignore[arg-type]
+    if len(counts) == 5:
+        assert math.isfinite(test.state(penta=counts).llr)
+    else:
+        assert math.isfinite(test.state(wins=counts[0], draws=counts[1], losses=counts[2]).llr)
+
+
+@pytest.mark.parametrize(
+    ("bounds", "message"),
+    [
+        ({"elo0": 0, "elo1": 240}, "elo1 must be a number from -200 to 200"),
+        ({"elo0": -math.inf, "elo1": math.inf}, "elo0 must be a number"),
+        ({"elo0": 0, "elo1": math.nan}, "elo1 must be a number"),
+        ({"elo0": 0, "elo1": 1001, "model": "logistic"}, "from -1000 to 1000"),
+    ],
+)
+def test_bounds_beyond_the_model_s_are_refused(bounds: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Sprt(**bounds)  # type: ignore[arg-type]
+
+
 def test_pair_points_become_pentanomial_counts() -> None:
     assert penta_counts([2, 0, 1, 1, 1.5, 0.5, 1]) == (1, 1, 3, 1, 1)
     with pytest.raises(ValueError, match="game pair"):

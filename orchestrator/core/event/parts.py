@@ -104,6 +104,23 @@ class Options(Mapping[str, Any]):
         """
         return self if key in self else Options({**dict(self._items), key: value})
 
+    def thawed(self) -> dict[str, Any]:
+        """These options as plain data all the way down (tables as dicts, lists as lists),
+        as a schema reads them: every key of a nested table is seen.
+
+        >>> Options({"sprt": {"elo0": 0}, "points": [3, 1, 0]}).thawed()
+        {'sprt': {'elo0': 0}, 'points': [3, 1, 0]}
+        """
+        return {name: _thawed(value) for name, value in self._items}
+
+
+def _thawed(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return [_thawed(v) for v in value]
+    if isinstance(value, Options):
+        return value.thawed()
+    return value
+
 
 def _frozen(value: Any) -> Any:
     if isinstance(value, list | tuple):

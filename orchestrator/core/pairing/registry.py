@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import msgspec
 
 from orchestrator.core.codec import SchemaError, convert
-from orchestrator.core.event.parts import Format, Game, RoundNotes, Schedule, StateError
+from orchestrator.core.event.parts import Format, Game, Options, RoundNotes, Schedule, StateError
 
 if TYPE_CHECKING:  # the model's rules and events pair with the systems: it imports us
     from orchestrator.core.event.model import Rules, Tournament
@@ -180,9 +180,11 @@ class System(Generic[Opts]):
         """`options` checked against the system's schema; a `StateError` naming the first
         bad one (`system_options: ...`)."""
         try:
-            return convert(dict(options), self.options)
+            # as plain data all the way down: msgspec reads a Mapping that is not a dict
+            # (the frozen `Options` of a nested table) by its known keys alone
+            return convert(Options(options).thawed(), self.options)
         except SchemaError as exc:
-            if exc.unknown is not None:
+            if exc.unknown is not None and not exc.path:
                 takes = ", ".join(self.takes) or "no options"
                 raise StateError(
                     f"system_options: {self.name} takes {takes}, not {exc.unknown!r}"

@@ -32,12 +32,16 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["Model", "Sprt", "SprtState", "llr"]
+__all__ = ["BOUND", "Model", "Sprt", "SprtState", "llr"]
 
 Model = Literal["normalized", "logistic"]
 Verdict = Literal["H0", "H1"]
 _NELO = 800.0 / math.log(10.0)
 _TRI_SCORES = (0.0, 0.5, 1.0)
+#: the largest bound (either sign) of each model: the closest distribution to the observed
+#: one is found reliably within these (tested over every count), and a test of engines
+#: further apart than that needs no SPRT
+BOUND: dict[str, float] = {"normalized": 200.0, "logistic": 1000.0}
 
 
 class SprtState(msgspec.Struct, frozen=True):
@@ -57,6 +61,10 @@ class Sprt(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     (-2.944, 2.944)
     >>> test.state(wins=21404, draws=40708, losses=21184).verdict is None
     True
+    >>> Sprt(elo0=0, elo1=float("inf"))
+    Traceback (most recent call last):
+    ...
+    ValueError: elo1 must be a number from -200 to 200 (normalized Elo), not inf
     """
 
     elo0: float
@@ -66,6 +74,14 @@ class Sprt(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     model: Model = "normalized"
 
     def __post_init__(self) -> None:
+        most = BOUND[self.model]
+        for name in ("elo0", "elo1"):
+            value = getattr(self, name)
+            if not -most <= value <= most:  # nan and the infinities too
+                raise ValueError(
+                    f"{name} must be a number from {-most:g} to {most:g} ({self.model} Elo), "
+                    f"not {value:g}"
+                )
         if not self.elo0 < self.elo1:
             raise ValueError(f"elo0 ({self.elo0:g}) must be below elo1 ({self.elo1:g})")
         for name in ("alpha", "beta"):
