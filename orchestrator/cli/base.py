@@ -4,16 +4,90 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any, ParamSpec, TypeVar
+from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from orchestrator.core.errors import DaemonFault, OrchestratorError
 
+
+def usage_error(error: typer.TyperException) -> NoReturn:
+    """A mistake in a command line (an unknown option, a missing argument, a value of the
+    wrong kind) as every error is: one line on stderr, naming the command and where its help
+    is, and exit code 2; never click's framed box.  (A group called without a command shows
+    its help, as before.)"""
+    code = int(getattr(error, "exit_code", 2))
+    if type(error).__name__ == "NoArgsIsHelpError":
+        error.show()  # type: ignore[attr-defined]
+        sys.exit(code)
+    shown = error.format_message() if hasattr(error, "format_message") else str(error)
+    message = " ".join(str(shown).split()).removesuffix(".")
+    context = getattr(error, "ctx", None)
+    path = context.command_path if context is not None else "orchestrator"
+    named = path.removeprefix("orchestrator").strip()
+    where = f"{named}: " if named else ""
+    typer.echo(f"orchestrator: error: {where}{one_line(message)} (see {path} --help)", err=True)
+    sys.exit(code)
+
+
+def _one_line(run: Callable[..., Any], standalone_mode: bool, **given: Any) -> Any:
+    """Run a click command's `main` (`run`) with its usage errors as one line."""
+    if not standalone_mode:
+        return run(standalone_mode=False, **given)
+    try:
+        code = run(standalone_mode=False, **given)
+    except typer.TyperException as exc:  # click's own errors (its ClickException)
+        usage_error(exc)
+    except typer.Abort:
+        typer.echo("orchestrator: aborted", err=True)
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+class OneLineGroup(TyperGroup):
+    """A group of commands (`orchestrator`, `orchestrator season`) whose usage errors are one
+    line (`usage_error`)."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        return _one_line(
+            super().main, standalone_mode, args=args, prog_name=prog_name,
+            complete_var=complete_var, windows_expand_args=windows_expand_args, **extra,
+        )  # fmt: skip
+
+
+class OneLineCommand(TyperCommand):
+    """One command run alone (`one_command`) whose usage errors are one line."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        return _one_line(
+            super().main, standalone_mode, args=args, prog_name=prog_name,
+            complete_var=complete_var, windows_expand_args=windows_expand_args, **extra,
+        )  # fmt: skip
+
+
 app = typer.Typer(
+    cls=OneLineGroup,
     name="orchestrator",
     help="Run computer-chess engine championships unattended (TCEC Swiss rules).",
     no_args_is_help=True,
@@ -65,7 +139,7 @@ def one_command(name: str) -> Callable[..., Any]:
         callback = info.callback
         if callback is not None and (info.name or callback.__name__.replace("_", "-")) == name:
             single = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-            single.command(name, help=info.help)(callback)
+            single.command(name, help=info.help, cls=OneLineCommand)(callback)
             _every_command()
             return typer.main.get_command(single)
     for group in app.registered_groups:  # a group of commands (`season`)
@@ -79,8 +153,20 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+def one_line(text: str) -> str:
+    """`text` on one line: a control character (a newline in an event's or an engine's
+    name) is shown escaped, as Python writes it.
+
+    >>> one_line('[[event]] "League\\n2": duplicate event name')
+    '[[event]] "League\\\\n2": duplicate event name'
+    """
+    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+
+
 def fail(message: str, code: int = 2) -> typer.Exit:
-    typer.echo(f"orchestrator: error: {message}", err=True)
+    """An error a person can act on: one line on stderr, `orchestrator: error: ...`, and
+    the exit `code` to raise."""
+    typer.echo(f"orchestrator: error: {one_line(message)}", err=True)
     return typer.Exit(code)
 
 

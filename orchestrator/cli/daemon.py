@@ -50,8 +50,7 @@ def check(config: ConfigArg) -> None:
         try:
             plan = cpu_plan(loaded)
         except OrchestratorError as exc:  # this host cannot pin the games: run refuses it
-            typer.echo(f"orchestrator: error: {exc}", err=True)
-            raise typer.Exit(1) from None
+            raise fail(str(exc), 1) from None
         assert plan is not None
         slots = "; ".join(f"{cpu_text(s.first)} | {cpu_text(s.second)}" for s in plan.slots)
         typer.echo(f"{config}: pinned cores: {slots}; spare: {cpu_text(plan.spare) or 'none'}")

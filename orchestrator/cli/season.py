@@ -7,10 +7,11 @@ from typing import Annotated
 
 import typer
 
-from orchestrator.cli.base import ParentOpt, app, fail, user_errors
+from orchestrator.cli.base import OneLineGroup, ParentOpt, app, fail, user_errors
 from orchestrator.cli.web import FdOpt, HostOpt, PortOpt, serve_view
 
 season_app = typer.Typer(
+    cls=OneLineGroup,
     help="A season's events in order, fields drawn from earlier events' places.",
     no_args_is_help=True,
     add_completion=False,

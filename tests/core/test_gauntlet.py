@@ -235,8 +235,8 @@ def test_a_match_under_sprt_ends_at_its_verdict_or_its_games() -> None:
     assert state.sprt is not None and state.sprt.verdict is None
     assert state.places == (("1-2", "A"), ("1-2", "B"))
     # ... and says so: not "running"
-    rules = Rules(system="match", system_options=Options({"games": 4, "sprt": {"elo0": 0,
-                                                                              "elo1": 5}}))  # fmt: skip
+    sprt = {"elo0": 0, "elo1": 5}
+    rules = Rules(system="match", system_options=Options({"games": 4, "sprt": sprt}))
     ended = head_to_head(Tournament(players, drawn, rules))
     assert ended["sprt"] == {**ended["sprt"], "verdict": None, "over": True}  # type: ignore[typeddict-item]
     assert "SPRT: LLR" in head_to_head_text(ended)
