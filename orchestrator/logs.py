@@ -5,17 +5,46 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from pathlib import Path
 from typing import TextIO
 
 import structlog
 
 
+class LogFile:
+    """A log file, appended to a line at a time, and opened at its first line: a command
+    refused before it logs anything leaves no file behind."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.handle: TextIO | None = None
+
+    def write(self, text: str) -> int:
+        if self.handle is None:
+            self.handle = self.path.open("a", encoding="utf-8", buffering=1)
+        return self.handle.write(text)
+
+    def flush(self) -> None:
+        if self.handle is not None:
+            self.handle.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
 def configure(
-    *, json: bool | None = None, level: int = logging.INFO, stream: TextIO | None = None
+    *,
+    json: bool | None = None,
+    level: int = logging.INFO,
+    stream: TextIO | None = None,
+    file: Path | None = None,
 ) -> None:
     """Pretty lines on a terminal, one JSON object per line otherwise (journald, files), on
-    standard output (or `stream`: `run --output` keeps standard output for its games)."""
-    out = stream or sys.stdout
+    standard output, or `stream`, or appended to `file` (`--log-file`; `run --output` keeps
+    standard output for its games)."""
+    out: TextIO = stream or sys.stdout
+    if file is not None:
+        out = LogFile(file)  # type: ignore[assignment]
     if json is None:
         json = not out.isatty()
     renderer: structlog.typing.Processor = (
@@ -32,7 +61,7 @@ def configure(
         logger_factory=structlog.PrintLoggerFactory(out),
         cache_logger_on_first_use=False,
     )
-    _libraries_through(renderer, stream)
+    _libraries_through(renderer, out if out is not sys.stdout else None)
 
 
 class _Libraries(logging.Handler):
@@ -42,7 +71,7 @@ class _Libraries(logging.Handler):
 
     def __init__(self, stream: TextIO | None = None) -> None:
         super().__init__()
-        self.stream = stream
+        self.stream: TextIO | None = stream
 
     def emit(self, record: logging.LogRecord) -> None:
         try:

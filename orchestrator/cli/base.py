@@ -170,6 +170,22 @@ def fail(message: str, code: int = 2) -> typer.Exit:
     return typer.Exit(code)
 
 
+#: `--log-file PATH`: the log appended to a file (`run`, `match`, `season run`)
+LogFileOpt = Annotated[
+    Path | None,
+    typer.Option(help="Append the log (JSON lines) to this file instead of standard output."),
+]
+
+
+def log_target(path: Path | None) -> Path | None:
+    """`--log-file`, checked before anything runs: a file in a folder that exists."""
+    if path is not None and path.is_dir():
+        raise fail(f"--log-file: {path} is a folder: name a file in it")
+    if path is not None and not path.parent.is_dir():
+        raise fail(f"--log-file: no such folder {str(path.parent)!r}")
+    return path
+
+
 #: `--parent PID`: the daemon that started this process (`serve`, `kibitz`)
 ParentOpt = Annotated[
     int | None, typer.Option(hidden=True, help="The daemon that started this process.")

@@ -3,15 +3,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from orchestrator.cli.base import app, fail, user_errors
+from orchestrator.cli.base import LogFileOpt, app, fail, log_target, user_errors
 from orchestrator.cli.web import parse_address
 from orchestrator.core.event.console import Form
+
+if TYPE_CHECKING:
+    from orchestrator.config.model import Config
 
 ConfigArg = Annotated[Path, typer.Argument(metavar="CONFIG", help="engines.toml")]
 
@@ -27,7 +31,7 @@ OutputOpt = Annotated[
     Output | None,
     typer.Option(
         help="Print the games as fastchess or cutechess-cli does (for fishtest and "
-        "OpenBench); the log then goes to standard error."
+        "OpenBench); the log then goes to --log-file (by default CONFIG.log)."
     ),
 ]
 
@@ -81,26 +85,39 @@ def run(
     ] = False,
     http: Annotated[str | None, typer.Option(help="Also serve the web view at HOST:PORT.")] = None,
     output: OutputOpt = None,
+    log_file: LogFileOpt = None,
 ) -> None:
     """Run the event of CONFIG, or resume it, to its final standings."""
     address = parse_address(http) if http else None
-    _run(config, force, drain, address, output)
+    _run(config, force, drain, address, output, log_file or _beside(config, output))
+
+
+def _beside(config: Path, output: Output | None) -> Path | None:
+    """Where the log goes by default: standard output, but with `--output` (whose readers,
+    fishtest's worker among them, read standard output and error as one and count the words
+    of endings in any line) to CONFIG.log."""
+    return None if output is None else config.with_suffix(".log")
 
 
 def _run(
-    config: Path, force: bool, drain: bool, address: tuple[str, int] | None, output: Output | None
+    source: Path | Config,
+    force: bool,
+    drain: bool,
+    address: tuple[str, int] | None,
+    output: Output | None,
+    log_file: Path | None,
+    accepted: Callable[[], None] | None = None,
 ) -> None:
     import asyncio
-    import sys
 
     from orchestrator.core.errors import OrchestratorError
     from orchestrator.daemon.run import run_event
     from orchestrator.logs import configure
 
-    configure(stream=sys.stderr if output else None)
+    configure(file=log_target(log_file))
     form: Form | None = None if output is None else output.value
     try:
-        code = asyncio.run(run_event(config, force, drain, address, form))
+        code = asyncio.run(run_event(source, force, drain, address, form, accepted=accepted))
     except (typer.Exit, OrchestratorError):
         raise
     except Exception as exc:  # the event failed while running: one line, exit 1
@@ -133,16 +150,21 @@ def match(
     force: Annotated[
         bool, typer.Option(help="Resume although the match's settings changed.")
     ] = False,
+    log_file: LogFileOpt = None,
 ) -> None:
     """Play a match of two engines without a config file, as fastchess's -quick does.
 
-    The match's config is written beside the database (DB with .toml) and run as `run` runs
-    a config: the same database and PGN, and the same command resumes it.
+    The match's config is written beside the database (DB with .toml) once the match runs,
+    and it is run as `run` runs a config: the same database and PGN, and the same command
+    resumes it.  A refused command writes nothing.
     """
-    from orchestrator.config.load import check_files, load
+    import tomllib
+
+    from orchestrator.config.load import parse
     from orchestrator.config.quick import MARK, engine_table, match_toml
     from orchestrator.core.errors import OrchestratorError
     from orchestrator.core.game.clock import TimeControl
+    from orchestrator.daemon.outputs import write_atomic
 
     if games < 2 or games % 2:
         raise fail(f"--games: a match is played in game pairs: an even number, not {games}")
@@ -165,6 +187,13 @@ def match(
         test = (low, high)
     if openings is not None and not openings.is_file():
         raise fail(f"--openings: no such file {str(openings)!r}")
+    config = db.with_name(db.stem + ".toml")
+    if db.suffix == ".toml" or db.name.endswith(".log"):
+        raise fail(f"--db: {db} would be the match's config or log: name a database (.sqlite)")
+    if db.is_dir():
+        raise fail(f"--db: {db} is a folder: name the match's database in it")
+    if not db.parent.is_dir():
+        raise fail(f"--db: no such folder {str(db.parent)!r} for the match's database")
     text = match_toml(
         [engine_table(e) for e in engines],
         games=games,
@@ -174,7 +203,7 @@ def match(
         openings=openings,
         sprt=test,
     )
-    config = db.with_name(db.stem + ".toml")
+    before = None
     if config.exists():
         before = config.read_text(errors="replace")
         if not before.startswith(MARK):
@@ -184,14 +213,11 @@ def match(
                 f"{config}: the match in {db} was started by another command line: give the "
                 "same one to resume it, --force to change what may change, or another --db"
             )
-    trial = config.with_name(f".{config.name}.new")
-    trial.write_text(text, encoding="utf-8")
-    try:
-        check_files(load(trial))  # a bad engine or key: one line, and nothing written
-    except BaseException as exc:
-        trial.unlink(missing_ok=True)
-        if isinstance(exc, OrchestratorError):
-            raise fail(str(exc).replace(str(trial), str(config)), exc.exit_code) from None
-        raise
-    trial.replace(config)
-    _run(config, force, False, None, output)
+    loaded = parse(tomllib.loads(text), config)  # a bad engine or key: one line
+
+    def accepted() -> None:
+        """The database holds the match as this command line describes it."""
+        if before != text:
+            write_atomic(config, text)
+
+    _run(loaded, force, False, None, output, log_file or _beside(config, output), accepted)

@@ -7,7 +7,15 @@ from typing import Annotated
 
 import typer
 
-from orchestrator.cli.base import OneLineGroup, ParentOpt, app, fail, user_errors
+from orchestrator.cli.base import (
+    LogFileOpt,
+    OneLineGroup,
+    ParentOpt,
+    app,
+    fail,
+    log_target,
+    user_errors,
+)
 from orchestrator.cli.web import FdOpt, HostOpt, PortOpt, serve_view
 
 season_app = typer.Typer(
@@ -20,15 +28,27 @@ season_app = typer.Typer(
 app.add_typer(season_app, name="season")
 
 SeasonArg = Annotated[Path, typer.Argument(metavar="SEASON", help="season.toml")]
+ReasonOpt = Annotated[str, typer.Option(help="Why (kept in the season's store).")]
+
+
+def _reason(command: str, reason: str) -> str:
+    """A director's reason, which the season's store keeps: never blank."""
+    if not reason.strip():
+        raise fail(f"season {command}: --reason: say why (it is kept in the season's store)")
+    return reason
 
 
 @season_app.command("check")
 @user_errors
 def check(season: SeasonArg) -> None:
-    """Validate SEASON: its events' order and fields, and each event's rules and engines."""
+    """Validate SEASON: its events' order, fields and files, each event's rules, and what the
+    events still to play need on this machine (the programs of the engines that may play
+    them)."""
     from orchestrator.config.season import load_season
+    from orchestrator.event.season import check_season_machine
 
     loaded = load_season(season)
+    check_season_machine(loaded)
     typer.echo(f"{season}: ok: {len(loaded.events)} events, {len(loaded.engines)} engines")
 
 
@@ -39,6 +59,11 @@ def run(
     http: Annotated[
         str | None, typer.Option(help="Also serve the season's web view at HOST:PORT.")
     ] = None,
+    force: Annotated[
+        bool,
+        typer.Option(help="Resume an event although settings that affect future games changed."),
+    ] = False,
+    log_file: LogFileOpt = None,
 ) -> None:
     """Play SEASON's events in order, unattended; the same command resumes it."""
     import asyncio
@@ -50,8 +75,8 @@ def run(
 
     address = parse_address(http) if http else None
     loaded = load_season(season)
-    configure()
-    raise typer.Exit(asyncio.run(run_season(loaded, address)))
+    configure(file=log_target(log_file))
+    raise typer.Exit(asyncio.run(run_season(loaded, address, force=force)))
 
 
 @season_app.command("decide")
@@ -60,14 +85,19 @@ def decide(
     season: SeasonArg,
     event: Annotated[str, typer.Argument(help="The event whose tie is decided.")],
     engines: Annotated[list[str], typer.Argument(help="The tied engines, best first.")],
-    reason: Annotated[str, typer.Option(help="Why (kept in the season's store).")],
+    reason: ReasonOpt,
 ) -> None:
     """Order engines that tied in EVENT's final places (the season never guesses)."""
     from orchestrator.config.season import load_season
-    from orchestrator.event.season import season_store
+    from orchestrator.event.season import season_store, stored
 
     loaded = load_season(season)
     loaded.event(event)
+    _reason("decide", reason)
+    if len(set(engines)) != len(engines):
+        raise fail(f"{season}: season decide: name each tied engine once")
+    if not stored(loaded):
+        raise fail(f"{season}: [[event]] {event!r} has not finished: nothing to decide")
     with season_store(loaded) as store:
         row = store.events().get(event)
         if row is None or row.places is None:
@@ -78,6 +108,7 @@ def decide(
             raise fail(f"{season}: {', '.join(unknown)} did not play {event!r}")
         if len({places[n] for n in engines}) != 1 or len(engines) < 2:
             raise fail(f"{season}: {', '.join(engines)} do not share a place in {event!r}")
+    with season_store(loaded, write=True) as store:
         store.decide(event, engines, reason)
     typer.echo(f"{event}: {' > '.join(engines)}")
 
@@ -92,7 +123,8 @@ def status(season: SeasonArg) -> None:
     from orchestrator.event.season import season_status
 
     now = asyncio.run(season_status(load_season(season)))
-    typer.echo(f"{now.name}{f' (held before its next event: {now.held})' if now.held else ''}")
+    held = f" (held before its next event: {now.held})" if now.held is not None else ""
+    typer.echo(f"{now.name}{held}")
     for event in now.events:
         if event.state == "pending":
             sources = f" (after {', '.join(event.after)})" if event.after else ""
@@ -108,6 +140,8 @@ def status(season: SeasonArg) -> None:
             typer.echo(f"    up: {', '.join(event.up)}")
         if event.down:
             typer.echo(f"    down: {', '.join(event.down)}")
+        if event.undecided:
+            typer.echo(f"    undecided: {event.undecided}")
 
 
 @season_app.command("serve")
@@ -143,57 +177,72 @@ def next_season(
     season: SeasonArg,
     output: Annotated[Path, typer.Option("-o", "--output", help="The next season's file.")],
 ) -> None:
-    """Write the next season's file: each league's engines after promotion and relegation."""
+    """Write the next season's file: each league's engines after promotion and relegation,
+    the season's name one higher ("TCEC Season 21" after "TCEC Season 20")."""
     from orchestrator.config.season import load_season, season_toml
     from orchestrator.core.season import Undecided, next_memberships
-    from orchestrator.event.season import season_store
+    from orchestrator.daemon.outputs import write_atomic
+    from orchestrator.event.season import season_store, stored
 
     loaded = load_season(season)
-    with season_store(loaded) as store:
-        rows = store.events()
-        decisions = store.decisions()
+    if output.is_dir():
+        raise fail(f"-o: {output} is a folder: name the next season's file")
+    if not output.parent.is_dir():
+        raise fail(f"-o: no such folder {str(output.parent)!r} for the next season's file")
+    if output.resolve() == season.resolve():
+        raise fail(f"-o: {output} is {season} itself: the next season needs a file of its own")
     moving = [e for e in loaded.events if e.promote or e.relegate]
+    rows = {}
+    decisions: dict[str, list[str]] = {}
+    if stored(loaded):
+        with season_store(loaded) as store:
+            rows, decisions = store.events(), store.decisions()
     unfinished = [e.name for e in moving if rows.get(e.name) is None or rows[e.name].places is None]
     if unfinished:
         raise fail(f"{season}: {', '.join(unfinished)} not finished: the memberships wait")
     fields = {name: list(row.field) for name, row in rows.items()}
     places = {name: row.places or [] for name, row in rows.items()}
     try:
-        members = next_memberships(moving, fields, places, decisions)
+        members = next_memberships(moving, fields, places, decisions, loaded.aliases)
     except Undecided as exc:
         raise fail(f"{season}: {exc}") from None
-    output.write_text(season_toml(loaded, members), encoding="utf-8")
+    try:
+        write_atomic(output, season_toml(loaded, members))
+    except OSError as exc:
+        raise fail(f"-o: cannot write {output}: {exc.strerror or exc}") from None
     typer.echo(f"{output}: {len(members)} leagues")
 
 
 @season_app.command("hold")
 @user_errors
-def hold(
-    season: SeasonArg,
-    reason: Annotated[str, typer.Option(help="Why (kept in the season's store).")],
-) -> None:
+def hold(season: SeasonArg, reason: ReasonOpt) -> None:
     """Hold SEASON before its next event (an event being played goes on to its end)."""
     from orchestrator.config.season import load_season
     from orchestrator.event.season import season_store
 
-    with season_store(load_season(season)) as store:
+    loaded = load_season(season)
+    _reason("hold", reason)
+    with season_store(loaded, write=True) as store:
         store.control("hold", reason)
     typer.echo(f"{season}: held before its next event")
 
 
 @season_app.command("release")
 @user_errors
-def release(
-    season: SeasonArg,
-    reason: Annotated[str, typer.Option(help="Why (kept in the season's store).")],
-) -> None:
+def release(season: SeasonArg, reason: ReasonOpt) -> None:
     """Release a hold: `season run` goes on with the next event."""
     from orchestrator.config.season import load_season
-    from orchestrator.event.season import season_store
+    from orchestrator.event.season import season_store, stored
 
-    with season_store(load_season(season)) as store:
-        if store.held() is None:
-            raise fail(f"{season}: the season is not held")
+    loaded = load_season(season)
+    _reason("release", reason)
+    held = None
+    if stored(loaded):
+        with season_store(loaded) as store:
+            held = store.held()
+    if held is None:
+        raise fail(f"{season}: the season is not held")
+    with season_store(loaded, write=True) as store:
         store.control("release", reason)
     typer.echo(f"{season}: released")
 
@@ -204,16 +253,17 @@ def field(
     season: SeasonArg,
     event: Annotated[str, typer.Argument(help="An event that has not started.")],
     engines: Annotated[list[str], typer.Argument(help="Its engines, in seed order.")],
-    reason: Annotated[str, typer.Option(help="Why (kept in the season's store).")],
+    reason: ReasonOpt,
 ) -> None:
     """Set EVENT's field by hand, before it starts, in place of the one its draws give."""
     from orchestrator.config.season import check_field, load_season
-    from orchestrator.event.season import season_store
+    from orchestrator.event.season import begun, season_store
 
     loaded = load_season(season)
+    _reason("field", reason)
     check_field(loaded, loaded.event(event), tuple(engines))
-    with season_store(loaded) as store:
-        if event in store.events():
-            raise fail(f"{season}: [[event]] {event!r} has started: its field is fixed")
+    if event in begun(loaded):
+        raise fail(f"{season}: [[event]] {event!r} has started: its field is fixed")
+    with season_store(loaded, write=True) as store:
         store.control("field", reason, event, engines)
     typer.echo(f"{event}: {', '.join(engines)}")

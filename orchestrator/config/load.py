@@ -21,6 +21,7 @@ import chess
 import msgspec
 
 from orchestrator.config.model import (
+    MAX_GAMES,
     Config,
     ConfigError,
     EngineConfig,
@@ -38,10 +39,12 @@ from orchestrator.core.pairing.teams import check_teams
 
 __all__ = [
     "ConfigFile",
+    "check_engine_files",
     "check_files",
     "load",
     "parse",
     "read_book",
+    "read_engine",
     "read_openings",
     "schema",
 ]
@@ -157,6 +160,17 @@ def _periods(table: dict[str, Any]) -> dict[str, Any]:
     if isinstance(tc, list) and tc and all(isinstance(p, str) for p in tc):
         return table | {"tc": ", ".join(tc)}
     return table
+
+
+def read_engine(table: dict[str, Any], path: Path) -> EngineConfig:
+    """One `[[engine]]` table of the config `path` as the schema reads it (a command line
+    as one string split, relative paths against the file's folder); a `ConfigError`
+    naming the engine."""
+    try:
+        engine = convert(_engine(table), EngineConfig)
+    except SchemaError as exc:
+        raise ConfigError(f'{path}: [[engine]] "{table.get("name")}": {exc}') from None
+    return msgspec.structs.replace(engine, **_resolved(engine, _PATHS["engine"], path.parent))
 
 
 def _engine(raw: Any) -> Any:
@@ -360,6 +374,13 @@ def _check_event(config: Config) -> None:
             f"{path}: [tournament] rounds: {system.noun} of {len(config.engines)} "
             f"engines{cycles} has only {most} round{'s' if most != 1 else ''}"
         )
+    players = tuple(Player(e.name, i) for i, e in enumerate(config.engines, 1))
+    planned = Tournament(players, rules=section, teams=config.teams()).games_planned()
+    if planned > MAX_GAMES:
+        raise ConfigError(
+            f"{path}: [tournament]: the event would play {planned:,} games, and an event plans "
+            f"{MAX_GAMES:,} at most (fewer rounds, cycles or games)"
+        )
 
 
 def schema() -> dict[str, Any]:
@@ -402,18 +423,25 @@ def resolve_command(engine: EngineConfig) -> str | None:
     return shutil.which(program)
 
 
-def check_files(config: Config) -> None:
-    """Check what the config names on this machine: binaries, folders, the opening suite.
-    With a Dask scheduler's executor, engine commands resolve on the game hosts, not here."""
-    for engine in () if config.remote else config.engines:
-        where = f'{config.path}: [[engine]] "{engine.name}"'
-        if engine.workdir is not None and not engine.workdir.is_dir():
-            raise ConfigError(f"{where} workdir: no such folder {str(engine.workdir)!r}")
-        if resolve_command(engine) is None:
-            raise ConfigError(
-                f"{where} command: {engine.command[0]!r} is not an executable program "
-                "(is the engine installed?)"
-            )
+def check_engine_files(path: Path, engine: EngineConfig) -> None:
+    """An engine's program and working folder are on this machine; a `ConfigError` naming
+    the config `path` and the engine."""
+    where = f'{path}: [[engine]] "{engine.name}"'
+    if engine.workdir is not None and not engine.workdir.is_dir():
+        raise ConfigError(f"{where} workdir: no such folder {str(engine.workdir)!r}")
+    if resolve_command(engine) is None:
+        raise ConfigError(
+            f"{where} command: {engine.command[0]!r} is not an executable program "
+            "(is the engine installed?)"
+        )
+
+
+def check_files(config: Config, *, engines: bool = True) -> None:
+    """Check what the config names on this machine: binaries (unless `engines` is false),
+    folders, the opening suite.  With a Dask scheduler's executor, engine commands resolve
+    on the game hosts, not here."""
+    for engine in () if config.remote or not engines else config.engines:
+        check_engine_files(config.path, engine)
     openings = config.tournament.openings
     if openings is not None and not openings.is_file():
         raise ConfigError(f"{config.path}: [tournament] openings: no such file {str(openings)!r}")

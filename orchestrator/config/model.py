@@ -24,6 +24,8 @@ from orchestrator.core.game.clock import TimeControl
 from orchestrator.core.game.openings import Variant
 
 __all__ = [
+    "MAX_GAMES",
+    "MAX_NAME",
     "Config",
     "ConfigError",
     "EngineConfig",
@@ -38,8 +40,18 @@ OptionValue = Annotated[
     str | int | float | bool, msgspec.Meta(description="a string, number or boolean")
 ]
 
+#: the most games an event may plan: a match of `games`, a round robin's cycles, a Swiss's
+#: rounds; every page and file that lists them stays bounded
+MAX_GAMES = 1_000_000
+#: the longest name: an event's name names its PGN archive, and an engine's its engine logs
+MAX_NAME = 200
 #: a name people read in PGN tags and file names (made NFC and checked by `clean_name`)
-Name = Annotated[str, msgspec.Meta(min_length=1, description="a name")]
+Name = Annotated[
+    str,
+    msgspec.Meta(
+        min_length=1, max_length=MAX_NAME, description=f"a name of 1 to {MAX_NAME} characters"
+    ),
+]
 Seconds = Annotated[float, msgspec.Meta(ge=0.1, le=86400, description="seconds, 0.1 or more")]
 Milliseconds = Annotated[int, msgspec.Meta(ge=0, description="an integer >= 0")]
 

@@ -9,13 +9,15 @@ Pure functions over typed data: the file is read by `config/season.py`, played b
   unknown engine, no count larger than a field, no more moving than there are places).
 - `resolve_field`: an event's field, from the final places of the events that feed it.  A
   cut that falls inside a shared place (a tie no criterion broke) is never guessed: it is
-  `Undecided` until a director orders the tied engines (`decisions`).
+  `Undecided` until a director orders the tied engines (`decisions`).  An engine a draw
+  would bring that is already in the field is passed over: the next place takes its seat.
+- `renamed`: an engine renamed between events (a new version) keeps its places.
 - `next_memberships`: each league's engines next season.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -28,7 +30,9 @@ __all__ = [
     "Undecided",
     "check_season",
     "field_size",
+    "movers",
     "next_memberships",
+    "renamed",
     "resolve_field",
 ]
 
@@ -85,8 +89,12 @@ def field_size(event: SeasonEvent) -> int:
     return len(event.names()) + sum(d.count for d in event.draws())
 
 
-def check_season(events: Sequence[SeasonEvent], engines: Sequence[str]) -> None:
-    """The season's consistency; a ValueError naming the event and what is wrong.
+def check_season(
+    events: Sequence[SeasonEvent], engines: Sequence[str], aliases: Mapping[str, str] = {}
+) -> None:
+    """The season's consistency; a ValueError naming the event and what is wrong.  A field
+    may name an engine by a name it had earlier in the season (`aliases`: old name to its
+    engine's name now).
 
     >>> l2 = SeasonEvent("L2", ("A", "B", "C", "D"), promote=2)
     >>> l1 = SeasonEvent("L1", ("E", "F", Draw("L2", top=2)))
@@ -119,7 +127,7 @@ def check_season(events: Sequence[SeasonEvent], engines: Sequence[str]) -> None:
         path = " -> ".join([*(a for a, _ in cycle), cycle[0][0]])
         raise ValueError(f'[[event]] "{cycle[0][1]}": a cycle between events: {path}')
     place = {name: i for i, name in enumerate(names)}
-    known = set(engines)
+    known = set(engines) | set(aliases)
     for event in events:
         for draw in event.draws():
             if place[draw.of] > place[event.name]:
@@ -134,7 +142,8 @@ def check_season(events: Sequence[SeasonEvent], engines: Sequence[str]) -> None:
         for name in event.names():
             if name not in known:
                 raise ValueError(f'[[event]] "{event.name}" field: no [[engine]] is named "{name}"')
-            if event.names().count(name) > 1:
+            current = [aliases.get(n, n) for n in event.names()]
+            if current.count(aliases.get(name, name)) > 1:
                 raise ValueError(f'[[event]] "{event.name}" field: "{name}" is listed twice')
         size = field_size(event)
         if size < 2:
@@ -179,30 +188,59 @@ def _split(
     draw: Draw,
     places: Places,
     decisions: Mapping[str, Sequence[str]],
+    taken: Collection[str] = (),
 ) -> list[str]:
-    """The engines `draw` takes of `places` (for `event`); `Undecided` where its cut falls
+    """The engines `draw` takes of `places` (for `event`), passing over those `taken`
+    (already in its field: the next place takes theirs); `Undecided` where its cut falls
     inside a shared place whose engines no director ordered."""
-    ordered = _ordered(draw.of, places, decisions)
+    left = [(place, name) for place, name in places if name not in taken]
+    ordered = _ordered(draw.of, left, decisions)
     n = draw.count
+    if n > len(ordered):
+        raise ValueError(
+            f'[[event]] "{event}": {draw}: {draw.of} has only {len(ordered)} engines that are '
+            "not already in its field"
+        )
     first_out = n if draw.top else len(ordered) - n  # the cut is before this index
     chosen = ordered[:n] if draw.top else ordered[first_out:]
     if 0 < first_out < len(ordered):
-        place_of = {name: place for place, name in places}
+        place_of = {name: place for place, name in left}
         place = place_of[ordered[first_out - 1]]
         if place == place_of[ordered[first_out]]:
-            tied = [name for p, name in places if p == place]
+            tied = [name for p, name in left if p == place]
             if not all(name in decisions.get(draw.of, ()) for name in tied):
                 raise Undecided(event, draw, place, tied)
     return chosen
+
+
+def renamed(
+    aliases: Mapping[str, str],
+    places: Mapping[str, Places],
+    decisions: Mapping[str, Sequence[str]] = {},
+) -> tuple[dict[str, list[tuple[str, str]]], dict[str, list[str]]]:
+    """`places` and `decisions` with each engine under its name now (`aliases`: a name it
+    had earlier in the season, to its name now): an engine renamed for a new version keeps
+    its places.
+
+    >>> renamed({"D": "Dee"}, {"L2": [("1", "D"), ("2", "C")]}, {"L2": ["D", "C"]})
+    ({'L2': [('1', 'Dee'), ('2', 'C')]}, {'L2': ['Dee', 'C']})
+    """
+    return (
+        {e: [(p, aliases.get(n, n)) for p, n in rows] for e, rows in places.items()},
+        {e: [aliases.get(n, n) for n in names] for e, names in decisions.items()},
+    )
 
 
 def resolve_field(
     event: SeasonEvent,
     places: Mapping[str, Places],
     decisions: Mapping[str, Sequence[str]] = {},
+    aliases: Mapping[str, str] = {},
 ) -> tuple[str, ...]:
     """`event`'s field: its named engines, then each draw's engines in their order of
-    finish.  `Undecided` where a draw's cut falls inside a tie no director ordered.
+    finish.  An engine already in the field (named, or brought by an earlier draw) is
+    passed over: the next place takes its seat.  `Undecided` where a draw's cut falls inside
+    a tie no director ordered.  Engines are named as they are now (`aliases`, `renamed`).
 
     >>> l2 = [("1", "A"), ("2-3", "B"), ("2-3", "C"), ("4", "D")]
     >>> resolve_field(SeasonEvent("L1", ("E", Draw("L2", top=1))), {"L2": l2})
@@ -214,14 +252,34 @@ def resolve_field(
 shared by B, C: a director decides their order (season decide)
     >>> resolve_field(SeasonEvent("L1", ("E", Draw("L2", top=2))), {"L2": l2}, {"L2": ["C", "B"]})
     ('E', 'A', 'C')
+    >>> resolve_field(SeasonEvent("L1", ("A", Draw("L2", top=1))), {"L2": l2}, {"L2": ["C", "B"]})
+    ('A', 'C')
     """
-    field = list(event.names())
+    places, decisions = renamed(aliases, places, decisions)
+    field = [aliases.get(n, n) for n in event.names()]
     for draw in event.draws():
-        for name in _split(event.name, draw, places[draw.of], decisions):
-            if name in field:
-                raise ValueError(f'[[event]] "{event.name}": {name} is drawn into it twice')
-            field.append(name)
+        field += _split(event.name, draw, places[draw.of], decisions, field)
     return tuple(field)
+
+
+def movers(
+    event: SeasonEvent, places: Places, decisions: Mapping[str, Sequence[str]] = {}
+) -> tuple[list[str], list[str]]:
+    """Who leaves `event` between seasons: its top `promote` and its bottom `relegate`, in
+    their order of finish, a tie at either cut ordered by a director (`Undecided` until
+    then).
+
+    >>> league = SeasonEvent("L2", ("A", "B", "C", "D"), promote=1, relegate=1)
+    >>> movers(league, [("1", "A"), ("2", "B"), ("3-4", "C"), ("3-4", "D")], {"L2": ["D", "C"]})
+    (['A'], ['C'])
+    """
+    up = _split(event.name, Draw(event.name, top=event.promote), places, decisions) if (
+        event.promote
+    ) else []  # fmt: skip
+    down = _split(event.name, Draw(event.name, bottom=event.relegate), places, decisions) if (
+        event.relegate
+    ) else []  # fmt: skip
+    return up, down
 
 
 def next_memberships(
@@ -229,11 +287,12 @@ def next_memberships(
     fields: Mapping[str, Sequence[str]],
     places: Mapping[str, Places],
     decisions: Mapping[str, Sequence[str]] = {},
+    aliases: Mapping[str, str] = {},
 ) -> dict[str, list[str]]:
     """The named engines of each league next season: those that played it (`fields`) less
     its top `promote` and bottom `relegate`, with the bottom `relegate` of the league above
     (the event its top are drawn into).  Events that neither promote nor relegate are left
-    out (their fields stay as written).
+    out (their fields stay as written).  Engines are named as they are now (`aliases`).
 
     >>> l2 = SeasonEvent("L2", ("A", "B", "C", "D"), promote=1, relegate=1)
     >>> l1 = SeasonEvent("L1", ("E", "F", "G", Draw("L2", top=1)), relegate=1)
@@ -243,22 +302,12 @@ def next_memberships(
     >>> next_memberships([l2, l1], fields, places)
     {'L2': ['B', 'C', 'G'], 'L1': ['E', 'F', 'A']}
     """
-    moved: dict[str, tuple[list[str], list[str]]] = {}
-    for event in events:
-        if not (event.promote or event.relegate):
-            continue
-        here = places[event.name]
-        up = (
-            _split(event.name, Draw(event.name, top=event.promote), here, decisions)
-            if (event.promote)
-            else []
-        )
-        down = (
-            _split(event.name, Draw(event.name, bottom=event.relegate), here, decisions)
-            if (event.relegate)
-            else []
-        )
-        moved[event.name] = (up, down)
+    places, decisions = renamed(aliases, places, decisions)
+    moved = {
+        event.name: movers(event, places[event.name], decisions)
+        for event in events
+        if event.promote or event.relegate
+    }
     above = {
         draw.of: event.name for event in events for draw in event.draws() if draw.top is not None
     }
@@ -267,7 +316,8 @@ def next_memberships(
         if event.name not in moved:
             continue
         up, down = moved[event.name]
-        stayed = [n for n in fields[event.name] if n not in up and n not in down]
+        played = [aliases.get(n, n) for n in fields[event.name]]
+        stayed = [n for n in played if n not in up and n not in down]
         league_above = above.get(event.name)
         coming_down = moved.get(league_above, ([], []))[1] if league_above else []
         out[event.name] = stayed + [n for n in coming_down if n not in stayed]

@@ -12,6 +12,7 @@ import asyncio
 import os
 import signal
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import structlog
@@ -26,7 +27,7 @@ from orchestrator.config.model import (
 )
 from orchestrator.core.cpus import cpu_text
 from orchestrator.core.errors import OrchestratorError
-from orchestrator.core.event.console import Form
+from orchestrator.core.event.console import Form, unreadable
 from orchestrator.core.game.openings import Opening
 from orchestrator.core.stats.ratings import load_fit
 from orchestrator.daemon.console import Console
@@ -94,10 +95,22 @@ async def probe_all(config: Config, fen_reason: str | None, *, engines: bool = T
             raise problem
 
 
-async def validate(config_path: Path, start_engines: bool) -> tuple[Config, list[Opening] | None]:
-    """Everything that can be checked before the database is touched.  With the workers of
-    a Dask scheduler, engines start on the game hosts (`check` tries them there)."""
-    config = load(config_path)
+async def validate(
+    source: Path | Config, start_engines: bool, *, console: bool = False
+) -> tuple[Config, list[Opening] | None]:
+    """Everything that can be checked before the database is touched, of the config file
+    `source` or a config made in memory (a season's event); with `console`, that the
+    engines' names fit the console's lines (`run --output`).  With the workers of a Dask
+    scheduler, engines start on the game hosts (`check` tries them there)."""
+    config = source if isinstance(source, Config) else load(source)
+    if console:  # its readers find each game's result by the engines' names
+        for engine in config.engines:
+            mark = unreadable(engine.name)
+            if mark is not None:
+                raise ConfigError(
+                    f'{config.path}: [[engine]] "{engine.name}": with --output, a name may not '
+                    f"hold {mark!r}: fishtest and OpenBench read the console's lines by it"
+                )
     check_files(config)
     openings = read_openings(config)
     book = read_book(config)
@@ -176,17 +189,22 @@ class _Stop:
 
 
 async def run_event(
-    config_path: Path,
+    source: Path | Config,
     force: bool,
     drain: bool,
     http: tuple[str, int] | None,
     output: Form | None = None,
     *,
     menu: ArchiveMenu | None = None,
+    accepted: Callable[[], None] | None = None,
 ) -> int:
-    """Run the event; SIGTERM, SIGINT and SIGHUP stop it cleanly at any moment.  `output`:
-    the games also as fastchess or cutechess print them, on standard output; `menu`: the
-    season's events that TCEC's `gamelist.json` lists (`season run`), else this event."""
+    """Run the event of the config file (or in-memory config) `source`; SIGTERM, SIGINT and
+    SIGHUP stop it cleanly at any moment.  `output`: the games also as fastchess or
+    cutechess print them, on standard output; `menu`: the season's events that TCEC's
+    `gamelist.json` lists (`season run`), else this event; `accepted`: called once the
+    database holds the event (made or resumed as the config describes it), before its first
+    game: what a caller keeps only for an event that runs (a season's store, a match's
+    config file), so that a refused event changes none of it."""
     runner_slice()  # before its threads start: the engines it starts come first (slices.py)
     loop = asyncio.get_running_loop()
     fixed_threads(loop)
@@ -194,7 +212,7 @@ async def run_event(
     for sig in STOP_SIGNALS:
         loop.add_signal_handler(sig, stop, sig.name)
     try:
-        return await _run_event(config_path, force, drain, http, stop, output, menu)
+        return await _run_event(source, force, drain, http, stop, output, menu, accepted)
     finally:
         for sig in STOP_SIGNALS:
             loop.remove_signal_handler(sig)
@@ -232,15 +250,16 @@ async def _kibitzers_ready(kibitz: KibitzProcess, stop: _Stop) -> None:
 
 
 async def _run_event(
-    config_path: Path,
+    source: Path | Config,
     force: bool,
     drain: bool,
     http: tuple[str, int] | None,
     stop: _Stop,
     output: Form | None,
     menu: ArchiveMenu | None,
+    accepted: Callable[[], None] | None,
 ) -> int:
-    config, openings = await validate(config_path, start_engines=True)
+    config, openings = await validate(source, start_engines=True, console=output is not None)
     plan = cpu_plan(config)  # too few cores for the pinned games: refused, nothing touched
     if plan is not None:
         if plan.spare:  # the daemon, and the web and kibitz processes it starts
@@ -260,6 +279,8 @@ async def _run_event(
         store = await Store.open(config.tournament.database)
         try:
             event = await create_or_resume(config, store, force=force)
+            if accepted is not None:
+                accepted()
             console = None
             if output is not None:
                 console = Console(output, config)

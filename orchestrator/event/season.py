@@ -5,14 +5,16 @@ season's rules are `core/season.py`, its file `config/season.py`."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Literal
 
 import msgspec
 
-from orchestrator.config.season import Season, event_title, slug
+from orchestrator.config.model import ConfigError
+from orchestrator.config.season import STORE, Season, check_machine, event_title
 from orchestrator.core.event.model import Rules
-from orchestrator.core.season import SeasonEvent
+from orchestrator.core.season import SeasonEvent, Undecided, movers, resolve_field
 from orchestrator.event.read import final_places, load_view
 from orchestrator.event.tcec_files import ArchiveEvent, ArchiveMenu, archive_flags
 from orchestrator.store.database import Store, StoreError
@@ -23,25 +25,94 @@ __all__ = [
     "SeasonStatus",
     "archive_menu",
     "begun",
-    "event_database",
+    "check_season_machine",
     "season_status",
     "season_store",
+    "stored",
 ]
 
 
-def season_store(season: Season) -> SeasonStore:
-    """The season's own store, `season.sqlite` in its folder (made if missing)."""
-    return SeasonStore(season.folder / "season.sqlite")
+def stored(season: Season) -> bool:
+    """Whether the season has a store yet (a `season run`, `hold` or `field` made it)."""
+    return (season.folder / STORE).exists()
 
 
-def event_database(season: Season, name: str) -> Path:
-    """Where the games of the season's event `name` are stored.
+def _owner_path(season: Season) -> str:
+    """The season file as its store keeps it: a path from the season's folder."""
+    return os.path.relpath(season.path.resolve(), season.folder.resolve())
 
-    >>> season = Season(Path("s20.toml"), "TCEC Season 20", Path("s20"), {}, ())
-    >>> event_database(season, "League 2").as_posix()
-    's20/League_2.sqlite'
-    """
-    return season.folder / f"{slug(name)}.sqlite"
+
+def season_store(season: Season, *, write: bool = False) -> SeasonStore:
+    """The season's own store, `season.sqlite` in its folder (made, with the folder, where
+    it is missing; only a command that writes should make it: `write`).  A store belongs to
+    one season file: another file naming the same folder is refused (a `ConfigError`), and
+    so is a store holding an event the file no longer names."""
+    path = season.folder / STORE
+    if path.exists():
+        with SeasonStore(path) as store:
+            owner, rows = store.owner(), store.events()
+        ours = _owner_path(season)
+        if owner is not None and owner != ours:
+            raise ConfigError(
+                f"{season.path}: its folder {season.folder} holds the season of "
+                f"{os.path.normpath(season.folder / owner)}: give this season a folder of its "
+                "own ([season] folder)"
+            )
+        names = {e.name for e in season.events}
+        gone = [name for name in rows if name not in names]
+        if gone:
+            raise ConfigError(
+                f'{season.path}: the season\'s store has begun the event "{gone[0]}", which '
+                "no [[event]] names now: an event that has begun keeps its name"
+            )
+    store = SeasonStore(path)
+    if write:
+        store.own(_owner_path(season))
+    return store
+
+
+def check_season_machine(season: Season) -> None:
+    """What every event still to play needs on this machine: its files and folders, and the
+    programs of the engines that may play it (its field where it is known, else its named
+    engines and those of the events that feed it).  An engine that a finished event feeds
+    into it and that no [[engine]] names now (renamed without `formerly`) is named.  A
+    `ConfigError` naming the event; nothing is written."""
+    rows: dict[str, EventRow] = {}
+    decisions: dict[str, list[str]] = {}
+    if stored(season):
+        with season_store(season) as store:
+            rows, decisions = store.events(), store.decisions()
+    may_play: dict[str, list[str]] = {}
+    for event in season.events:
+        row = rows.get(event.name)
+        if row is not None:
+            may_play[event.name] = list(row.field)
+            if row.state != "finished":
+                tables = {name: row.engines[name] for name in row.field}
+                check_machine(season, event, row.field, tables)
+            continue
+        feeding = {d.of for d in event.draws()}
+        finished = {n: rows[n].places or [] for n in feeding if n in rows and rows[n].places}
+        field: list[str]
+        if len(finished) == len(feeding):
+            try:
+                field = list(resolve_field(event, finished, decisions, season.aliases))
+            except Undecided:
+                field = [n for of in feeding for n in may_play[of]]
+            except ValueError as exc:
+                raise ConfigError(f"{season.path}: {exc}") from None
+        else:
+            field = [n for of in feeding for n in may_play[of]]
+        pool = list(dict.fromkeys([season.current(n) for n in [*event.names(), *field]]))
+        unknown = [n for n in pool if n not in season.engines]
+        if unknown:
+            raise ConfigError(
+                f'{season.path}: [[event]] "{event.name}": its draws may bring "{unknown[0]}", '
+                "whom no [[engine]] names now: an engine renamed for a new version lists its "
+                f'earlier names (formerly = ["{unknown[0]}"])'
+            )
+        may_play[event.name] = pool
+        check_machine(season, event, pool)
 
 
 class EventStatus(msgspec.Struct, frozen=True):
@@ -56,8 +127,10 @@ class EventStatus(msgspec.Struct, frozen=True):
     field: tuple[str, ...]  # once it started; before, a director's field if one was set
     field_by_director: bool
     places: tuple[tuple[str, str], ...]  # final places once over; leaders while it runs
-    up: tuple[str, ...]  # its top `promote`, once over
+    up: tuple[str, ...]  # its top `promote`, once over (a tie at the cut as decided)
     down: tuple[str, ...]  # its bottom `relegate`, once over
+    #: once over: a tie at its promotion or relegation cut that waits for a director
+    undecided: str | None
     games_finished: int
     games_total: int | None
 
@@ -84,15 +157,10 @@ async def _finished_games(db: Path) -> int:
         await store.close()
 
 
-def _stored(season: Season) -> bool:
-    """Whether the season has a store (`season run` made it)."""
-    return (season.folder / "season.sqlite").exists()
-
-
 def begun(season: Season) -> list[str]:
     """The season's events that have begun, in the file's order (none before its first run:
     its store is not made)."""
-    if not _stored(season):
+    if not stored(season):
         return []
     with season_store(season) as store:
         rows = store.events()
@@ -106,9 +174,11 @@ async def season_status(season: Season) -> SeasonStatus:
     rows: dict[str, EventRow] = {}
     held: str | None = None
     given: dict[str, list[str]] = {}
-    if _stored(season):
+    decisions: dict[str, list[str]] = {}
+    if stored(season):
         with season_store(season) as store:
             rows, held, given = store.events(), store.held(), store.fields()
+            decisions = store.decisions()
     events = []
     for event in season.events:
         row = rows.get(event.name)
@@ -117,7 +187,7 @@ async def season_status(season: Season) -> SeasonStatus:
         )
         places: list[tuple[str, str]] = [] if row is None or row.places is None else row.places
         finished, total = 0, None
-        db = event_database(season, event.name)
+        db = season.database(event.name)
         if row is not None and row.places is not None:  # over: its places are stored
             finished = total = await _finished_games(db)
         elif row is not None and db.exists():  # being played: read whole, for its leaders
@@ -129,22 +199,30 @@ async def season_status(season: Season) -> SeasonStatus:
                 finished = sum(1 for r in view.rounds for g in r.games if g.status == "finished")
                 total = view.tournament.games_planned()
                 places = final_places(view)
-        names = [n for _, n in places]
         over = state == "finished"
+        up: list[str] = []
+        down: list[str] = []
+        undecided = None
+        if over:
+            try:
+                up, down = movers(event, places, decisions)
+            except Undecided as exc:
+                undecided = str(exc).partition(": ")[2]
         field: list[str] = list(row.field) if row is not None else given.get(event.name, [])
         events.append(
             EventStatus(
                 name=event.name,
                 title=event_title(season, event.name),
-                slug=slug(event.name),
+                slug=season.stem(event.name),
                 system=_system(event),
                 state=state,
                 after=tuple(str(d) for d in event.draws()),
                 field=tuple(field),
                 field_by_director=row is None and event.name in given,
                 places=tuple((p, n) for p, n in places),
-                up=tuple(names[: event.promote]) if over else (),
-                down=tuple(names[len(names) - event.relegate :]) if over and event.relegate else (),
+                up=tuple(up),
+                down=tuple(down),
+                undecided=undecided,
                 games_finished=finished,
                 games_total=total,
             )

@@ -39,6 +39,10 @@ CREATE TABLE IF NOT EXISTS controls (
     reason TEXT NOT NULL,
     at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS meta (
+    key TEXT PRIMARY KEY,         -- 'season_file': the season file it belongs to, from
+    value TEXT NOT NULL           -- its folder ("../season.toml")
+);
 CREATE TABLE IF NOT EXISTS decisions (
     id INTEGER PRIMARY KEY,
     event TEXT NOT NULL,          -- the event whose tie it orders
@@ -164,6 +168,21 @@ class SeasonStore:
                     reason,
                     _now(),
                 ),
+            )
+
+    def owner(self) -> str | None:
+        """The season file this store belongs to, as a path from its folder (None: a store
+        made before it was kept)."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'season_file'").fetchone()
+        return None if row is None else str(row[0])
+
+    def own(self, season_file: str) -> None:
+        """Tie the store to `season_file` (a path from its folder), once."""
+        with self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            self.conn.execute(
+                "INSERT OR IGNORE INTO meta (key, value) VALUES ('season_file', ?)",
+                (season_file,),
             )
 
     def held(self) -> str | None:

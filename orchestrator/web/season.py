@@ -9,7 +9,7 @@ import json
 
 from aiohttp import web
 
-from orchestrator.config.season import Season, slug
+from orchestrator.config.season import Season
 from orchestrator.core.codec import to_builtins
 from orchestrator.event.export import event_pgn
 from orchestrator.event.export import slug as pgn_name
@@ -18,7 +18,6 @@ from orchestrator.event.season import (
     SeasonStatus,
     archive_menu,
     begun,
-    event_database,
     season_status,
 )
 from orchestrator.event.tcec_files import gamelist_json
@@ -64,7 +63,7 @@ async def season_pgn(request: web.Request) -> web.Response:
         if event.state == "pending":
             continue
         try:
-            view = await load_view(event_database(season, event.name), pgn=True)
+            view = await load_view(season.database(event.name), pgn=True)
         except StoreError:
             continue
         texts.append(event_pgn(view.rounds))
@@ -88,6 +87,6 @@ def make_season_app(season: Season) -> web.Application:
     app.router.add_get("/static/app.css", style)
     app.router.add_get("/favicon.ico", favicon)
     for event in season.events:
-        root = f"/{slug(event.name)}"
-        app.add_subapp(root + "/", make_app(event_database(season, event.name), root=root))
+        root = f"/{season.stem(event.name)}"
+        app.add_subapp(root + "/", make_app(season.database(event.name), root=root))
     return app

@@ -33,12 +33,29 @@ __all__ = [
     "finished_line",
     "runner_words",
     "started_line",
+    "unreadable",
 ]
 
 Form = Literal["fastchess", "cutechess"]
 FORMS: tuple[Form, ...] = get_args(Form)
 
 RULE = "-" * 50
+
+
+#: what the frameworks' readers find in a console line, so no engine's name may hold it: the
+#: marks of its structure, "(A vs B): 1-0 {...}" and "Score of A vs B: ...", and the words
+#: fishtest's worker counts in any line ("stall" and "disconnect" as crashes, "on time" and
+#: "timeout" as time losses)
+MARKS = ("(", ")", "{", "}", ":", " vs ", "stall", "disconnect", "on time", "timeout")
+
+
+def unreadable(name: str) -> str | None:
+    """What of `name` a console line cannot carry unambiguously (None: nothing).
+
+    >>> unreadable("Stockfish 17"), unreadable("New (v1.0) vs Old"), unreadable("Installer")
+    (None, '(', 'stall')
+    """
+    return next((mark for mark in MARKS if mark in name), None)
 
 
 def started_line(number: int, total: int | None, white: str, black: str) -> str:
