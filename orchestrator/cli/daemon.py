@@ -110,7 +110,7 @@ def _run(
 ) -> None:
     import asyncio
 
-    from orchestrator.core.errors import OrchestratorError
+    from orchestrator.core.errors import DaemonFault, OrchestratorError
     from orchestrator.daemon.run import run_event
     from orchestrator.logs import configure
 
@@ -118,7 +118,7 @@ def _run(
     form: Form | None = None if output is None else output.value
     try:
         code = asyncio.run(run_event(source, force, drain, address, form, accepted=accepted))
-    except (typer.Exit, OrchestratorError):
+    except (typer.Exit, OrchestratorError, DaemonFault):
         raise
     except Exception as exc:  # the event failed while running: one line, exit 1
         raise fail(f"the event failed: {type(exc).__name__}: {exc}", code=1) from None

@@ -131,6 +131,8 @@ class Daemon:
         self.hosts_seen: set[str] = set()  # game hosts connected at some time
         #: the PGN and standings files missed a write (a full disk): all are written again
         self.outputs_stale = False
+        #: engines whose strikes called for a withdrawal the event could not take
+        self.kept_on_strikes: set[str] = set()
         self.ratings_mark = 0  # finished games // rating_interval at the last `ratings` line
 
     # signals ------------------------------------------------------------------------------
@@ -488,7 +490,15 @@ class Daemon:
         ):
             return
         command = ["strikes", "=", str(self.event.settings.strikes)]
-        await controls.request(self.store, asked, command, user="orchestrator")
+        try:
+            await controls.request(self.store, asked, command, user="orchestrator")
+        except controls.ControlRefused as exc:
+            # a withdrawal the event cannot take (it would leave fewer than two engines: a
+            # match): no one is withdrawn, the engine's faults go on losing its games, and
+            # the event ends as planned
+            if engine not in self.kept_on_strikes:
+                self.kept_on_strikes.add(engine)
+                log.warning("strikes_not_withdrawn", engine=engine, detail=str(exc))
 
     async def _pair(self) -> bool:
         """Pair and store the next round; False when the event's system says it is over."""

@@ -221,6 +221,12 @@ async def run_event(
             signal.signal(sig, signal.SIG_IGN)
 
 
+def _remove_database(database: Path) -> None:
+    """A database this run made and could not use, with SQLite's files beside it."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        database.with_name(database.name + suffix).unlink(missing_ok=True)
+
+
 async def _keep_running(kibitz: KibitzProcess) -> None:
     """Start the kibitz process again whenever it ends by itself."""
     while True:
@@ -273,12 +279,25 @@ async def _run_event(
     await asyncio.to_thread(load_fit)  # the standings' ratings: loaded before any game
     if stop.signal is not None:  # stopped while the config was checked: nothing to undo
         return 0
-    lock = DatabaseLock(config.tournament.database)
+    database = config.tournament.database
+    fresh = not database.exists()
+    lock = DatabaseLock(database)
     lock.acquire()
     try:
-        store = await Store.open(config.tournament.database)
         try:
-            event = await create_or_resume(config, store, force=force)
+            store = await Store.open(database)
+        except BaseException:
+            if fresh:  # refused before it held anything: nothing is left behind
+                _remove_database(database)
+            raise
+        try:
+            try:
+                event = await create_or_resume(config, store, force=force)
+            except BaseException:
+                if fresh:
+                    await store.close()
+                    _remove_database(database)
+                raise
             if accepted is not None:
                 accepted()
             console = None

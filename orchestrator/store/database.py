@@ -23,7 +23,7 @@ from typing import Any, cast
 
 import aiosqlite
 
-from orchestrator.core.errors import OrchestratorError
+from orchestrator.core.errors import DaemonFault, OrchestratorError
 from orchestrator.core.event.model import Player, Result
 from orchestrator.core.game.openings import Opening
 from orchestrator.core.game.record import Fault, GameRecord, MoveRecord, score_from, score_parts
@@ -350,6 +350,15 @@ class Store:
             await store._migrate(readonly)
         except aiosqlite.DatabaseError as exc:
             await db.close()
+            if getattr(exc, "sqlite_errorcode", 0) & 0xFF in (
+                sqlite3.SQLITE_IOERR,
+                sqlite3.SQLITE_FULL,
+            ):
+                # the machine would not let it write (a full disk, a file size limit)
+                raise DaemonFault(
+                    f"{path}: the database cannot be written ({exc}): is the disk full, or the "
+                    "size of a file limited (ulimit -f)?"
+                ) from None
             raise StoreError(f"{path}: not an orchestrator database ({exc})") from None
         except BaseException:
             await db.close()

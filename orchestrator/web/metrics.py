@@ -23,6 +23,7 @@ import bisect
 import contextlib
 import socket
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from datetime import datetime
@@ -89,6 +90,9 @@ class EventCollector(Collector):
         self.db = db
         self.clock: dict[str, _Histogram] = {}
         self.last_move = 0  # the rowid of the last move in `clock`
+        #: scrapes run in threads at once (`/metrics` reads off the event loop): each new
+        #: move is counted once, by one of them, and each sees the whole histogram
+        self.lock = threading.Lock()
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10)
@@ -132,18 +136,19 @@ class EventCollector(Collector):
         )
         (running,) = conn.execute("SELECT COUNT(*) FROM games WHERE status = 'running'").fetchone()
         yield GaugeMetricFamily("orchestrator_games_running", "Games being played", running)
-        while rows := conn.execute(_NEW_MOVES, (self.last_move,)).fetchall():
-            for rowid, gap_ms, engine in rows:
-                self.clock.setdefault(str(engine), _Histogram()).observe(gap_ms / 1000)
-                self.last_move = rowid
         clock = HistogramMetricFamily(
             "orchestrator_clock_error_seconds",
             "The time charged for an engine move minus the time the engine reported (0 when "
             "it reported more)",
             labels=["engine"],
         )
-        for engine, histogram in sorted(self.clock.items()):
-            clock.add_metric([engine], histogram.buckets(), histogram.total)
+        with self.lock:
+            while rows := conn.execute(_NEW_MOVES, (self.last_move,)).fetchall():
+                for rowid, gap_ms, engine in rows:
+                    self.clock.setdefault(str(engine), _Histogram()).observe(gap_ms / 1000)
+                    self.last_move = rowid
+            for engine, histogram in sorted(self.clock.items()):
+                clock.add_metric([engine], histogram.buckets(), histogram.total)
         yield clock
 
     def _from_daemon(self, row: tuple[int, str, str, str | None] | None) -> Iterator[Metric]:

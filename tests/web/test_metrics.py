@@ -171,3 +171,35 @@ async def test_the_monitoring_files_use_only_served_metrics(tmp_path: Path) -> N
         name for expr in expressions for name in re.findall(r"\b(?:orchestrator|process)_\w+", expr)
     }
     assert used and used <= served, sorted(used - served)
+
+
+def test_scrapes_at_once_count_each_move_once(tmp_path: Path) -> None:
+    """`/metrics` is read in threads: eight first scrapes at once see each move once (they
+    counted 3,808 or 9,520 samples for 1,904 moves before the collector held a lock)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from prometheus_client import generate_latest
+
+    from orchestrator.event.sample import sample_database
+    from orchestrator.web.metrics import registry
+
+    db = sample_database(tmp_path)
+    with sqlite3.connect(db) as conn:
+        attempt, ply = conn.execute("SELECT attempt, max(ply) FROM moves").fetchone()
+        conn.executemany(
+            "INSERT INTO moves (attempt, ply, uci, san, book, time_ms, reported_ms) "
+            "VALUES (?, ?, 'a2a3', 'a3', 0, 105, 100)",
+            [(attempt, ply + n) for n in range(1, 30_001)],
+        )
+        timed = conn.execute("SELECT COUNT(*) FROM moves WHERE reported_ms IS NOT NULL").fetchone()
+    metrics = registry(db)
+    with ThreadPoolExecutor(8) as pool:
+        texts = list(pool.map(lambda _: generate_latest(metrics).decode(), range(8)))
+    for text in texts:
+        counted = sum(
+            sample.value
+            for family in text_string_to_metric_families(text)
+            for sample in family.samples
+            if sample.name == "orchestrator_clock_error_seconds_count"
+        )
+        assert counted == timed[0] == 30_000
