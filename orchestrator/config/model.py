@@ -41,8 +41,8 @@ OptionValue = Annotated[
 ]
 
 #: the most games an event may plan: a match of `games`, a round robin's cycles, a Swiss's
-#: rounds; every page and file that lists them stays bounded
-MAX_GAMES = 1_000_000
+#: rounds (every reader of the event reads its games; a longer test is several events)
+MAX_GAMES = 100_000
 #: the longest name: an event's name names its PGN archive, and an engine's its engine logs
 MAX_NAME = 200
 #: a name people read in PGN tags and file names (made NFC and checked by `clean_name`)

@@ -427,12 +427,17 @@ class ComingRound(TypedDict):
 
 
 class ScheduleJSON(TypedDict):
-    """`/api/schedule`: the games so far and to come, with estimated starts."""
+    """`/api/schedule`: the games so far and to come, with estimated starts; a long event's
+    latest games and next rounds only, the others counted (`earlier_games`, `later_rounds`)."""
 
     event: str
     mean_game_s: int
     games: list[ScheduleGame]
     coming_rounds: list[ComingRound]
+    #: games paired before the first of `games`, not listed
+    earlier_games: int
+    #: rounds to come after the last of `coming_rounds`, not listed
+    later_rounds: int
 
 
 class AuditEntry(TypedDict):

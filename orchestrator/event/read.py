@@ -625,13 +625,19 @@ async def overview_json(view: EventView, store: Store) -> OverviewJSON:
     return out
 
 
+#: the most games and coming rounds `/schedule` lists: a long match's page stays bounded
+SCHEDULE_GAMES = 1000
+SCHEDULE_ROUNDS = 100
+
+
 def schedule_data(view: EventView, now: datetime) -> ScheduleJSON:
     """The schedule: every game paired so far, in playing order, with its result once played
     and, for the games and rounds to come, an estimated start.
 
     The estimate plays the coming games in order on the event's `concurrency` slots, each
     taking the mean duration of the games played so far (before any, two full sessions of
-    the time control), and starts a round when the one before it ends.
+    the time control), and starts a round when the one before it ends.  It lists the latest
+    `SCHEDULE_GAMES` games and the next `SCHEDULE_ROUNDS` rounds; the others are counted.
 
     >>> from orchestrator.event.sample import sample_view
     >>> view = sample_view()
@@ -660,12 +666,15 @@ def schedule_data(view: EventView, now: datetime) -> ScheduleJSON:
             slots.sort()
             slots[0] = max(end, now)
     rows: list[ScheduleGame] = []
-    for g in games:
+    earlier = max(0, len(games) - SCHEDULE_GAMES)
+    for n, g in enumerate(games):
         estimate = None
         if g.status == "pending":
             slots.sort()
             estimate = slots[0]
             slots[0] = estimate + timedelta(seconds=mean)
+        if n < earlier:  # counted, not listed: a page stays bounded
+            continue
         rows.append(
             {
                 **game_summary(view, g),
@@ -677,8 +686,17 @@ def schedule_data(view: EventView, now: datetime) -> ScheduleJSON:
     per_round = -(-view.tournament.games_planned() // max(1, view.settings.rounds))
     start = max(slots)
     coming: list[ComingRound] = []
-    for number in range(len(view.rounds) + 1, view.settings.rounds + 1):
+    first = len(view.rounds) + 1
+    last = min(view.settings.rounds, first + SCHEDULE_ROUNDS - 1)
+    for number in range(first, last + 1):
         coming.append({"round": number, "estimated_start": start.isoformat("T", "seconds")})
         waves = -(-per_round // max(1, view.settings.concurrency))
         start += timedelta(seconds=mean * waves)
-    return {"event": view.name, "mean_game_s": round(mean), "games": rows, "coming_rounds": coming}
+    return {
+        "event": view.name,
+        "mean_game_s": round(mean),
+        "games": rows,
+        "coming_rounds": coming,
+        "earlier_games": earlier,
+        "later_rounds": max(0, view.settings.rounds - last),
+    }

@@ -368,11 +368,20 @@ def schedule(data: ScheduleJSON) -> str:
         f"<td>~ {_e(_short(r['estimated_start']))}</td><td></td><td></td></tr>"
         for r in data["coming_rounds"]
     )
+    earlier = (
+        f"<p id='earlier'>{data['earlier_games']} earlier games are not listed here: the "
+        "event's PGN has them all (<a href='download/event.pgn'>download</a>).</p>"
+        if data["earlier_games"]
+        else ""
+    )
+    later = (
+        f"<p id='later'>and {data['later_rounds']} more rounds.</p>" if data["later_rounds"] else ""
+    )
     body = (
         f"<h1>Schedule</h1><p>A game takes {_duration(data['mean_game_s'])} on average; the "
-        "times to come are estimates.</p><table id='schedule'><tr><th>Game</th><th>Pairing</th>"
-        "<th>Result</th><th>Start</th><th>Duration</th><th>Opening</th></tr>"
-        f"{rows}{coming}</table>"
+        f"times to come are estimates.</p>{earlier}<table id='schedule'><tr><th>Game</th>"
+        "<th>Pairing</th><th>Result</th><th>Start</th><th>Duration</th><th>Opening</th></tr>"
+        f"{rows}{coming}</table>{later}"
     )
     return layout(f"{data['event']}: schedule", body)
 

@@ -17,6 +17,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
+from orchestrator.config.model import ConfigError
 from orchestrator.web.app import make_app
 from orchestrator.web.push import HUB
 from orchestrator.web.server import capped
@@ -456,3 +457,42 @@ def test_a_malformed_request_is_one_line_in_the_serve_log(event: Path) -> None:
             "aiohttp.server",
         )
         assert "400, message: Bad status line" in fault["message"]
+
+
+async def test_a_long_match_s_schedule_is_bounded(tmp_path: Path) -> None:
+    """A match of the most games an event may plan (100,000: 50,000 rounds of a game pair):
+    `/api/schedule` lists the next 100 rounds and counts the rest, at once (it built every
+    round to come, 770 MB in 10 s for a match of 10^21 games, before the bound)."""
+    import tomllib
+    from datetime import UTC, datetime
+
+    from orchestrator.config.load import parse
+    from orchestrator.event.read import load_view, schedule_data
+    from orchestrator.event.resume import create_or_resume
+    from orchestrator.store.database import Store
+
+    text = """
+[tournament]
+system = "match"
+system_options = { games = 100000, shared = true }
+database = "long.sqlite"
+[[engine]]
+name = "A"
+command = "a"
+[[engine]]
+name = "B"
+command = "b"
+"""
+    config = parse(tomllib.loads(text), tmp_path / "long.toml")
+    store = await Store.open(config.tournament.database)
+    try:
+        await create_or_resume(config, store)
+    finally:
+        await store.close()
+    view = await load_view(config.tournament.database)
+    data = schedule_data(view, datetime.now(UTC))
+    assert [r["round"] for r in data["coming_rounds"]] == list(range(1, 101))
+    assert data["later_rounds"] == 50_000 - 100 and data["earlier_games"] == 0
+    longer = text.replace("games = 100000", "games = 100002")
+    with pytest.raises(ConfigError, match="would play 100,002 games"):
+        parse(tomllib.loads(longer), tmp_path / "long.toml")
