@@ -169,3 +169,24 @@ def test_a_file_size_limit_on_the_running_daemon_pauses_it_until_lifted(tmp_path
     # the archive is whole again: every game, as `export` writes it
     with_pgn = straight / "pgn" / "Daemon_Test" / "Daemon_Test.pgn"
     assert archive.read_text().count("[Event ") == with_pgn.read_text().count("[Event ")
+
+
+def test_a_file_size_limit_at_the_start_is_the_machine_s_and_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    """`ulimit -f 120; orchestrator run f.toml`: the new database cannot grow past 120 kB.
+    It was "not an orchestrator database" (exit 2) and the file was left behind; it is a
+    limit of the machine (exit 1) that names itself, and the database it made is removed."""
+    config = event_config(tmp_path)
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (120 * 1024, 120 * 1024))
+
+    out = subprocess.run(
+        [sys.executable, "-m", "orchestrator", "run", str(config)], cwd=tmp_path,
+        capture_output=True, text=True, timeout=120, check=False, preexec_fn=limited,
+    )  # fmt: skip
+    assert out.returncode == 1, out.stderr
+    assert out.stderr.count("\n") == 1 and "ulimit -f" in out.stderr, out.stderr
+    assert "a limit of this machine" in out.stderr
+    assert not list(tmp_path.glob("event.sqlite*"))
