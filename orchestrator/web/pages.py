@@ -565,6 +565,8 @@ def season_page(status: SeasonStatus) -> str:
             for cls, word, names in (("up", "up", event.up), ("down", "down", event.down))
             if names
         )
+        if event.undecided:
+            moves += f"<div class='undecided'>undecided: {_e(event.undecided)}</div>"
         downloads = (
             f"<a href='{_e(event.slug)}/download/event.pgn'>PGN</a>"
             if event.state != "pending"
@@ -576,7 +578,9 @@ def season_page(status: SeasonStatus) -> str:
             f"<td>{downloads}</td></tr>"
         )
     held = (
-        f"<p class='held'>Held before its next event: {_e(status.held)}</p>" if status.held else ""
+        f"<p class='held'>Held before its next event: {_e(status.held)}</p>"
+        if status.held is not None
+        else ""
     )
     body = (
         f"<h1>{_e(status.name)}</h1>{held}<table id='season'><tr><th>Event</th><th>System</th>"
