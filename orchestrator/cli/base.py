@@ -49,9 +49,8 @@ def _one_line(run: Callable[..., Any], standalone_mode: bool, **given: Any) -> A
     sys.exit(code if isinstance(code, int) else 0)
 
 
-class OneLineGroup(TyperGroup):
-    """A group of commands (`orchestrator`, `orchestrator season`) whose usage errors are one
-    line (`usage_error`)."""
+class _OneLine:
+    """A click command (or group) whose usage errors are one line (`usage_error`)."""
 
     def main(
         self,
@@ -63,27 +62,19 @@ class OneLineGroup(TyperGroup):
         **extra: Any,
     ) -> Any:
         return _one_line(
-            super().main, standalone_mode, args=args, prog_name=prog_name,
-            complete_var=complete_var, windows_expand_args=windows_expand_args, **extra,
+            super().main,  # type: ignore[misc]
+            standalone_mode, args=args, prog_name=prog_name, complete_var=complete_var,
+            windows_expand_args=windows_expand_args, **extra,
         )  # fmt: skip
 
 
-class OneLineCommand(TyperCommand):
-    """One command run alone (`one_command`) whose usage errors are one line."""
+class OneLineGroup(_OneLine, TyperGroup):
+    """A group of commands (`orchestrator`, `orchestrator season`) with one-line usage
+    errors."""
 
-    def main(
-        self,
-        args: Sequence[str] | None = None,
-        prog_name: str | None = None,
-        complete_var: str | None = None,
-        standalone_mode: bool = True,
-        windows_expand_args: bool = True,
-        **extra: Any,
-    ) -> Any:
-        return _one_line(
-            super().main, standalone_mode, args=args, prog_name=prog_name,
-            complete_var=complete_var, windows_expand_args=windows_expand_args, **extra,
-        )  # fmt: skip
+
+class OneLineCommand(_OneLine, TyperCommand):
+    """One command run alone (`one_command`) with one-line usage errors."""
 
 
 app = typer.Typer(

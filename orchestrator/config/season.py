@@ -50,6 +50,7 @@ __all__ = [
     "STORE",
     "Season",
     "check_field",
+    "check_known",
     "check_machine",
     "event_config",
     "event_data",
@@ -195,7 +196,9 @@ def _check_names(season: Season) -> None:
             owner[name.casefold()] = f'[[event]] "{event.name}"'
 
 
-def _engines(path: Path, tables: Iterable[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, str]]:
+def _engines(
+    path: Path, tables: Iterable[dict[str, Any]]
+) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
     """The season's engines' tables by name (paths absolute), and the names they had
     earlier in the season (`formerly`), each to its engine's name now."""
     engines: dict[str, dict[str, Any]] = {}
@@ -301,6 +304,19 @@ def check_machine(
     except ConfigError as exc:
         message = str(exc).removeprefix(f"{config.path}: ")
         raise ConfigError(f'{season.path}: [[event]] "{event.name}": {message}') from None
+
+
+def check_known(season: Season, event: SeasonEvent, names: Iterable[str], *, may: bool) -> None:
+    """Every engine an event's field brings (`may`: may bring) is named by an [[engine]]
+    now: one renamed for a new version lists its earlier names in `formerly`; a
+    `ConfigError` naming the event and the engine."""
+    unknown = [n for n in names if season.current(n) not in season.engines]
+    if unknown:
+        raise ConfigError(
+            f'{season.path}: [[event]] "{event.name}": its field {"may bring" if may else "brings"}'
+            f' "{unknown[0]}", whom no [[engine]] names now: an engine renamed for a new version '
+            f'lists its earlier names (formerly = ["{unknown[0]}"])'
+        )
 
 
 def check_field(season: Season, event: SeasonEvent, field: tuple[str, ...]) -> None:

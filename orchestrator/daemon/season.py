@@ -21,7 +21,14 @@ from typing import Any
 import structlog
 
 from orchestrator.config.model import Config, ConfigError
-from orchestrator.config.season import STORE, Season, event_config, event_data, event_toml
+from orchestrator.config.season import (
+    STORE,
+    Season,
+    check_known,
+    event_config,
+    event_data,
+    event_toml,
+)
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.season import Places, SeasonEvent, Undecided, resolve_field
 from orchestrator.daemon.outputs import write_atomic
@@ -92,13 +99,7 @@ def _field(season: Season, store: SeasonStore, event: SeasonEvent) -> tuple[str,
         return None
     except ValueError as exc:  # a draw with too few engines left to take
         raise ConfigError(f"{season.path}: {exc}") from None
-    unknown = [n for n in field if n not in season.engines]
-    if unknown:
-        raise ConfigError(
-            f'{season.path}: [[event]] "{event.name}": its field brings "{unknown[0]}", whom '
-            "no [[engine]] names now: an engine renamed for a new version lists its earlier "
-            f'names (formerly = ["{unknown[0]}"])'
-        )
+    check_known(season, event, field, may=False)
     return field
 
 

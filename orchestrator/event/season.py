@@ -12,7 +12,7 @@ from typing import Literal
 import msgspec
 
 from orchestrator.config.model import ConfigError
-from orchestrator.config.season import STORE, Season, check_machine, event_title
+from orchestrator.config.season import STORE, Season, check_known, check_machine, event_title
 from orchestrator.core.event.model import Rules
 from orchestrator.core.season import SeasonEvent, Undecided, movers, resolve_field
 from orchestrator.event.read import final_places, load_view
@@ -79,9 +79,10 @@ def check_season_machine(season: Season) -> None:
     `ConfigError` naming the event; nothing is written."""
     rows: dict[str, EventRow] = {}
     decisions: dict[str, list[str]] = {}
+    given: dict[str, list[str]] = {}
     if stored(season):
         with season_store(season) as store:
-            rows, decisions = store.events(), store.decisions()
+            rows, decisions, given = store.events(), store.decisions(), store.fields()
     may_play: dict[str, list[str]] = {}
     for event in season.events:
         row = rows.get(event.name)
@@ -93,24 +94,20 @@ def check_season_machine(season: Season) -> None:
             continue
         feeding = {d.of for d in event.draws()}
         finished = {n: rows[n].places or [] for n in feeding if n in rows and rows[n].places}
-        field: list[str]
-        if len(finished) == len(feeding):
+        field: list[str] = [n for of in feeding for n in may_play[of]]
+        known = event.name in given or len(finished) == len(feeding)
+        if event.name in given:
+            field = given[event.name]
+        elif known:
             try:
                 field = list(resolve_field(event, finished, decisions, season.aliases))
             except Undecided:
-                field = [n for of in feeding for n in may_play[of]]
+                known = False
             except ValueError as exc:
                 raise ConfigError(f"{season.path}: {exc}") from None
-        else:
-            field = [n for of in feeding for n in may_play[of]]
-        pool = list(dict.fromkeys([season.current(n) for n in [*event.names(), *field]]))
-        unknown = [n for n in pool if n not in season.engines]
-        if unknown:
-            raise ConfigError(
-                f'{season.path}: [[event]] "{event.name}": its draws may bring "{unknown[0]}", '
-                "whom no [[engine]] names now: an engine renamed for a new version lists its "
-                f'earlier names (formerly = ["{unknown[0]}"])'
-            )
+        names = list(dict.fromkeys([*event.names(), *field]))
+        check_known(season, event, names, may=not known)
+        pool = list(dict.fromkeys(season.current(n) for n in names))
         may_play[event.name] = pool
         check_machine(season, event, pool)
 

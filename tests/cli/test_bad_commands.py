@@ -5,7 +5,6 @@ bytes, compared before and after)."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import subprocess
 import sys
@@ -18,31 +17,18 @@ from typer.testing import CliRunner
 
 from orchestrator.cli import app
 from orchestrator.store.season import SeasonStore
-from tests.support.paths import DATA, SCRIPTED
+from tests.support.engines import QUICK_LEAGUE, scripted_table
+from tests.support.paths import DATA
 
 CASES: list[dict[str, Any]] = tomllib.loads((DATA / "bad_commands.toml").read_text())["case"]
 
 
-def _engine(name: str, *args: str) -> str:
-    command = [sys.executable, str(SCRIPTED), "--name", name, *args]
-    return f"[[engine]]\nname = {json.dumps(name)}\ncommand = {json.dumps(command)}\n\n"
-
-
 SEASON = (
     '[season]\nname = "Corpus"\n\n'
-    + "".join(_engine(n, "--by-opponent") for n in "ABCDE")
-    + """[[event]]
-name = "League 2"
-field = ["A", "B", "C", "D"]
-promote = 1
-relegate = 1
-[event.tournament]
-system = "round-robin"
-format = "single"
-tc = "10+0.1"
-[event.adjudication]
-max_moves = 12
-
+    + "".join(scripted_table(n, "--by-opponent") for n in "ABCDE")
+    + '[[event]]\nname = "League 2"\nfield = ["A", "B", "C", "D"]\npromote = 1\nrelegate = 1\n'
+    + QUICK_LEAGUE
+    + """
 [[event]]
 name = "Final"
 field = ["E", { top = 1, of = "League 2" }]
@@ -81,8 +67,8 @@ def make(fixture: str, folder: Path) -> None:
     elif fixture == "console":
         (folder / "engines.toml").write_text(
             '[tournament]\nsystem = "match"\n\n'
-            + _engine("New (v1.0) vs Old): 1-0 {White mates}")
-            + _engine("Old")
+            + scripted_table("New (v1.0) vs Old): 1-0 {White mates}")
+            + scripted_table("Old")
         )
     elif fixture == "match":
         (folder / "m.toml").write_text("[tournament]\n# a director's own config\n")

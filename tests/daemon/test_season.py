@@ -20,29 +20,16 @@ from typer.testing import CliRunner
 
 from orchestrator.cli import app
 from tests.support.daemon import finished_count
-from tests.support.paths import DATA, SCRIPTED
+from tests.support.engines import QUICK_LEAGUE, scripted_table
+from tests.support.paths import DATA
 
 NAMES = [f"E{i:02d}" for i in range(1, 17)]
 EVENTS = ("Entrance League", "League 1", "Premier Division", "Superfinal")
-LEAGUE = """[event.tournament]
-live_dir = "live"
-system = "round-robin"
-format = "single"
-tc = "10+0.1"
-concurrency = 2
-[event.adjudication]
-win = { plies = 4, score = 10.0 }
-draw = { from_move = 1, plies = 4, score = 0.15 }
-max_moves = 12
-"""
+LEAGUE = QUICK_LEAGUE.replace("[event.tournament]\n", '[event.tournament]\nlive_dir = "live"\n')
 
 
 def engines(names: list[str], *args: str) -> str:
-    return "".join(
-        f'[[engine]]\nname = "{n}"\n'
-        f"command = {json.dumps([sys.executable, str(SCRIPTED), '--name', n, *args])}\n\n"
-        for n in names
-    )
+    return "".join(scripted_table(n, *args) for n in names)
 
 
 def season_file(folder: Path) -> Path:

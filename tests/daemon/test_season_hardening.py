@@ -21,36 +21,15 @@ from typer.testing import CliRunner
 from orchestrator.cli import app
 from orchestrator.store.season import SeasonStore
 from tests.support.daemon import finished_count
+from tests.support.engines import QUICK_LEAGUE
 from tests.support.paths import SCRIPTED
 
 ENGINES = "ABCDE"
-QUALIFIER = """[[event]]
-name = "Qualifier"
-field = ["A", "B", "C", "D"]
-promote = 1
-relegate = 1
-[event.tournament]
-system = "round-robin"
-format = "single"
-tc = "10+0.1"
-concurrency = 2
-[event.adjudication]
-win = { plies = 4, score = 10.0 }
-draw = { from_move = 1, plies = 4, score = 0.15 }
-max_moves = 12
-"""
-FINAL = """
-[[event]]
-name = "Final"
-field = [{FIELD}]
-[event.tournament]
-system = "round-robin"
-format = "single"
-tc = "10+0.1"
-concurrency = 2
-[event.adjudication]
-max_moves = 12
-"""
+QUALIFIER = (
+    '[[event]]\nname = "Qualifier"\nfield = ["A", "B", "C", "D"]\npromote = 1\nrelegate = 1\n'
+    + QUICK_LEAGUE
+)
+FINAL = '\n[[event]]\nname = "Final"\nfield = [{FIELD}]\n' + QUICK_LEAGUE
 
 
 def programs(folder: Path, names: str = ENGINES) -> dict[str, Path]:
@@ -123,7 +102,7 @@ def test_engines_renamed_for_new_versions_play_on_and_keep_their_places(tmp_path
     path.write_text(renamed_without_formerly)
     before = snapshot(tmp_path)
     code, _, err = cli("check", str(path))
-    assert code == 2 and 'its draws may bring "D", whom no [[engine]] names now' in err, err
+    assert code == 2 and 'its field brings "D", whom no [[engine]] names now' in err, err
     assert 'formerly = ["D"]' in err
     assert cli("release", str(path), "--reason", "go")[0] == 0
     refused = season("run", str(path))

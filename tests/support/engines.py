@@ -17,6 +17,25 @@ def scripted(name: str, *args: str, protocol: str = "uci", **config: Any) -> Eng
     return EngineConfig(name=name, command=command, protocol=protocol, **config)
 
 
+def scripted_table(name: str, *args: str) -> str:
+    """An [[engine]] table of the scripted engine named `name`, with `args`."""
+    command = [sys.executable, str(SCRIPTED), "--name", name, *args]
+    return f"[[engine]]\nname = {json.dumps(name)}\ncommand = {json.dumps(command)}\n\n"
+
+
+#: a season event's rules: a quick single round robin of scripted engines, adjudicated
+QUICK_LEAGUE = """[event.tournament]
+system = "round-robin"
+format = "single"
+tc = "10+0.1"
+concurrency = 2
+[event.adjudication]
+win = { plies = 4, score = 10.0 }
+draw = { from_move = 1, plies = 4, score = 0.15 }
+max_moves = 12
+"""
+
+
 def scripted_engines_toml(names: list[str], tag: Path, delay_ms: int = 0) -> str:
     """[[engine]] tables of scripted engines whose results the pair of names decides."""
     return "".join(
