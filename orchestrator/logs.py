@@ -10,6 +10,15 @@ from typing import TextIO
 
 import structlog
 
+#: the file the log goes to (`--log-file`), which the daemon's own processes (its web view,
+#: its kibitzers) are given too; None: standard output
+_FILE: list[Path | None] = [None]
+
+
+def log_file() -> Path | None:
+    """The file `configure` sent the log to, if any (the daemon's children log there too)."""
+    return _FILE[0]
+
 
 class LogFile:
     """A log file, appended to a line at a time, and opened at its first line: a command
@@ -43,6 +52,7 @@ def configure(
     standard output, or `stream`, or appended to `file` (`--log-file`; `run --output` keeps
     standard output for its games)."""
     out: TextIO = stream or sys.stdout
+    _FILE[0] = file
     if file is not None:
         out = LogFile(file)  # type: ignore[assignment]
     if json is None:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from orchestrator.cli.base import ParentOpt, app, as_child, user_errors
+from orchestrator.cli.base import LogFileOpt, ParentOpt, app, as_child, log_target, user_errors
 
 
 @app.command(hidden=True)
@@ -20,6 +20,7 @@ def kibitz(
         int | None,
         typer.Option(hidden=True, help="A pipe to the daemon, closed once the kibitzers run."),
     ] = None,
+    log_file: LogFileOpt = None,
 ) -> None:
     """Run the event's kibitzers on the featured game until stopped (SIGTERM)."""
     import asyncio
@@ -31,9 +32,10 @@ def kibitz(
     from orchestrator.kibitz.follow import follow
     from orchestrator.logs import configure
 
+    target = log_target(log_file)
     as_child(db, parent, become_child)
     idle_priority()
-    configure()
+    configure(file=target)
 
     def ready() -> None:
         if ready_fd is not None:

@@ -152,6 +152,7 @@ def serve(
     port: PortOpt = 8080,
     fd: FdOpt = None,
     parent: ParentOpt = None,
+    log_file: LogFileOpt = None,
 ) -> None:
     """Serve SEASON's web view: its page, and every event's pages under the event's name."""
     from orchestrator.config.season import load_season
@@ -159,6 +160,7 @@ def serve(
     from orchestrator.web.season import make_season_app
 
     loaded = load_season(season)
+    target = log_target(log_file)
     if parent is not None:
         become_web_child(parent)
     serve_view(
@@ -167,6 +169,7 @@ def serve(
         port=port,
         fd=fd,
         parent=parent,
+        log_file=target,
         season=str(season),
     )
 

@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from orchestrator.cli.base import ParentOpt, app, as_child, fail, user_errors
+from orchestrator.cli.base import (
+    LogFileOpt,
+    ParentOpt,
+    app,
+    as_child,
+    fail,
+    log_target,
+    user_errors,
+)
 
 if TYPE_CHECKING:  # aiohttp is loaded by the commands that serve
     from aiohttp import web
@@ -37,6 +45,7 @@ def serve_view(
     port: int,
     fd: int | None,
     parent: int | None,
+    log_file: Path | None = None,
     **about: str,
 ) -> None:
     """Serve the web view `make` builds until stopped; the `serving` log line carries `about`
@@ -52,7 +61,7 @@ def serve_view(
 
     if parent is None:
         os.nice(WebProcess.NICE)  # beside a daemon, engines and their clocks come first
-    configure()
+    configure(file=log_file)
     limit_server_errors()
     log = structlog.get_logger()
     listening = None if fd is None else socket.socket(fileno=fd)
@@ -73,10 +82,15 @@ def serve(
     port: PortOpt = 8080,
     fd: FdOpt = None,
     parent: ParentOpt = None,
+    log_file: LogFileOpt = None,
 ) -> None:
     """Serve the web view of DB: overview, standings, crosstable, games, PGN downloads."""
     from orchestrator.daemon.system import become_web_child
     from orchestrator.web.app import make_app
 
+    target = log_target(log_file)
     as_child(db, parent, become_web_child)
-    serve_view(lambda: make_app(db), host=host, port=port, fd=fd, parent=parent, database=str(db))
+    serve_view(
+        lambda: make_app(db), host=host, port=port, fd=fd, parent=parent, log_file=target,
+        database=str(db),
+    )  # fmt: skip

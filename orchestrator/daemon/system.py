@@ -21,6 +21,7 @@ from orchestrator.config.model import ConfigError
 from orchestrator.engines.adapter import ENGINE_PIDS, die_with_parent
 from orchestrator.engines.procfs import children
 from orchestrator.executor import HELPER_PIDS
+from orchestrator.logs import log_file
 
 
 def notify(message: str) -> None:
@@ -82,7 +83,7 @@ class WebProcess:
 
     def start(self) -> None:
         fd = self.socket.fileno()
-        command = [sys.executable, "-m", "orchestrator", *self.serve]
+        command = [sys.executable, "-m", "orchestrator", *self.serve, *_logging_to()]
         self.process = subprocess.Popen(
             [*command, "--fd", str(fd), "--parent", str(os.getpid())],
             pass_fds=(fd,),
@@ -93,6 +94,13 @@ class WebProcess:
 
     def stop(self) -> None:
         stop_child(self.process)
+
+
+def _logging_to() -> list[str]:
+    """A child's `--log-file`: the daemon's, where it logs to a file (never to the standard
+    output that `run --output` keeps for its games)."""
+    path = log_file()
+    return [] if path is None else ["--log-file", str(path)]
 
 
 def stop_child(process: subprocess.Popen[bytes] | None) -> None:
@@ -129,6 +137,7 @@ class KibitzProcess:
         self._close_ready()
         read, write = os.pipe()
         command = [sys.executable, "-m", "orchestrator", "kibitz", "--db", str(self.database)]
+        command += _logging_to()
         try:
             self.process = subprocess.Popen(
                 [*command, "--parent", str(os.getpid()), "--ready-fd", str(write)],

@@ -13,6 +13,7 @@ from typing import Any
 
 from tests.support.daemon import run_daemon
 from tests.support.paths import SCRIPTED
+from tests.support.processes import free_port
 
 # official-stockfish/fishtest, worker/games.py (parse_fastchess_output)
 FISHTEST_WLD = re.compile(
@@ -130,13 +131,16 @@ def database(db: Path) -> dict[str, Any]:
 
 
 def test_fastchess_output_read_by_fishtest_and_openbench(tmp_path: Path) -> None:
-    out = run_daemon(match_config(tmp_path, 8), "--output", "fastchess")
+    # with the web view's process, which logs where the daemon does
+    web = f"127.0.0.1:{free_port()}"
+    out = run_daemon(match_config(tmp_path, 8), "--output", "fastchess", "--http", web)
     assert out.returncode == 0, out.stderr[-3000:]
     lines = out.stdout.splitlines()
     assert lines and not any(line.startswith("{") for line in lines)
     # the log goes beside the config: fishtest reads stdout and stderr as one stream
     assert out.stderr == ""
-    assert '"event": "tournament_finished"' in (tmp_path / "match.log").read_text()
+    log = (tmp_path / "match.log").read_text()
+    assert '"event": "tournament_finished"' in log and '"event": "serving"' in log
     stored = database(tmp_path / "event.sqlite")
     assert stored["games"] == 8 and stored["crashes"] == 4 and stored["time_losses"] == 4
     fish = fishtest(lines + out.stderr.splitlines())
