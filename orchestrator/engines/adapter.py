@@ -267,12 +267,16 @@ class _Pipe:
             line = (size if end < 0 else end) - start + len(self.buffer[fd])  # type: ignore[attr-defined]
             if line > MAX_LINE:
                 self.buffer[fd].clear()  # type: ignore[attr-defined]
-                self.overlong = True
-                self.tail.append(f"[a line of more than {MAX_LINE} bytes]")
-                self.transport.kill()  # type: ignore[attr-defined]
+                self._overlong()
                 return
             super().pipe_data_received(fd, raw[start:stop])  # type: ignore[misc]
             start = stop
+
+    def _overlong(self) -> None:
+        """The engine printed a line longer than `MAX_LINE`: it is killed."""
+        self.overlong = True
+        self.tail.append(f"[a line of more than {MAX_LINE} bytes]")
+        self.transport.kill()  # type: ignore[attr-defined]
 
     def arm(self, on_go: Callable[[], None] | None = None) -> None:
         """Forget the last move's stamps and lines (not those of a ponder search that runs:
@@ -309,7 +313,12 @@ class _Pipe:
             self._lead.append(line)
             return
         lead, self._lead = self._lead, []
-        text = "\n".join([*lead, line])
+        self._write(lead, line)
+
+    def _write(self, lead: list[str], line: str) -> None:
+        """Write `lead` and `line` at once, `line` last: the line that may start the
+        engine's clock is stamped right before the write."""
+        text = "\n".join([*lead, line]) if lead else line
         stdin = self._stdin()
         if stdin is not None:  # the clock's line: stamped and written with nothing between
             data = (text + "\n").encode()
@@ -331,8 +340,9 @@ class _Pipe:
             _let_it_run()
             if self.on_go is not None:
                 self.on_go()
-        for text in (*lead, line):
+        for text in lead:
             self.log(">", text, at)
+        self.log(">", line, at)
 
     def _stdin(self) -> tuple[asyncio.WriteTransport, int] | None:
         """The engine's stdin and its descriptor, when nothing waits to be written to it:
@@ -372,7 +382,13 @@ class _Pipe:
         return False
 
     def _line_received(self, line: str) -> None:
-        at = time.monotonic() if self.arrived is None else self.arrived
+        word = self._seen(line, time.monotonic() if self.arrived is None else self.arrived)
+        if not (self.own_info and word == "info"):
+            super()._line_received(line)  # type: ignore[misc]
+
+    def _seen(self, line: str, at: float) -> str:
+        """A line the engine wrote at `at`: its clock stamp, the lines kept of its search,
+        its tail and its log; its first word."""
         word = line.partition(" ")[0]
         searching = self.go_at is not None and self.answered_at is None
         if word in self.CLOCK_STOPS:
@@ -385,8 +401,7 @@ class _Pipe:
             self._thinking(word, line)
         self.tail.append(line if len(line) <= LINE_KEPT else line[:LINE_KEPT] + "...")
         self.log("<", line, at)
-        if not (self.own_info and word == "info"):
-            super()._line_received(line)  # type: ignore[misc]
+        return word
 
     def drain(self) -> None:
         """Take every line the engine has written so far (its deadline passed: an answer
@@ -446,6 +461,117 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         self._position_line = ""
         self._ponder_at = 0.0  # when the last `go ponder` was written
         self._held: list[str] = []  # lines held back after a `go ponder`
+        #: a lean move (`play_lean`): the future of its `bestmove` line, the engine's writes
+        #: since its `go` that end a line (with their stamps), and a line not ended yet
+        self._answer: asyncio.Future[str] | None = None
+        self._read: list[tuple[float, bytes]] = []
+        self._partial = b""
+        #: the lines `send_line` is asked to send are collected here instead (`play_lean`)
+        self._capture: list[str] | None = None
+
+    async def play_lean(
+        self, board: chess.Board, limit: chess.engine.Limit
+    ) -> chess.engine.PlayResult:
+        """The engine's move from `board` under `limit`, without pondering: what
+        python-chess's ``play`` does for such a move, and no more.
+
+        The options ``play`` manages are set as it sets them, the `position` and `go` lines
+        go out in one write (the clock's stamp right before it), and the engine's writes
+        until its `bestmove` are kept as bytes: only a write that holds the word
+        ``bestmove`` has its lines split, logged and looked at.  python-chess sees none of
+        them.  The bestmove is parsed by python-chess against `board` (an `EngineError`
+        when it is not legal); the info is `last_info`'s.
+        """
+        if self.returncode.done():
+            raise chess.engine.EngineTerminatedError("the engine process died")
+        self._capture = []
+        try:
+            if "UCI_AnalyseMode" in self.options and "UCI_AnalyseMode" not in self.target_config:
+                self._setoption("UCI_AnalyseMode", False)
+            if "Ponder" in self.options:
+                self._setoption("Ponder", False)
+            if "MultiPV" in self.options:
+                self._setoption("MultiPV", self.options["MultiPV"].default)
+            self._position(board, keep=False)
+            self._go(limit)
+        finally:
+            lines, self._capture = self._capture, None
+        answer = self._answer = asyncio.get_running_loop().create_future()
+        if self.buffer[1]:  # a line begun before this move
+            self._partial = bytes(self.buffer[1])
+            self.buffer[1].clear()
+        try:
+            self._write(lines[:-1], lines[-1])
+            line = await answer
+        finally:
+            self._answer = None
+            self._take_lines(final=True)
+        best = chess.engine._parse_uci_bestmove(board, line.partition(" ")[2])
+        return chess.engine.PlayResult(best.move, best.ponder)
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        if fd == 1 and self._answer is not None:
+            self._lean_data(data if isinstance(data, bytes) else data.encode())
+        else:
+            super().pipe_data_received(fd, data)
+
+    def _lean_data(self, raw: bytes) -> None:
+        """Bytes the engine wrote during a lean move: kept, with their stamp, until a write
+        holds ``bestmove``; a line longer than `MAX_LINE` kills the engine."""
+        at = time.monotonic() if self.arrived is None else self.arrived
+        data = self._partial + raw if self._partial else raw
+        end = data.rfind(b"\n") + 1
+        self._partial = data[end:]
+        if len(self._partial) > MAX_LINE or (
+            end > MAX_LINE and max(map(len, data[:end].split(b"\n"))) > MAX_LINE
+        ):
+            self._read.clear()
+            self._partial = b""
+            self._overlong()
+            return
+        if end:
+            self._read.append((at, data[:end]))
+            if b"bestmove" in data:
+                self._take_lines()
+
+    def _take_lines(self, *, final: bool = False) -> None:
+        """The lines kept since the move's `go`, one by one, as python-chess's protocol
+        would have seen them (`_seen`); the first ``bestmove`` line that answers the `go`
+        is the move's answer.  What follows it, or (`final`) everything left when the move
+        ends without one, goes on to python-chess's own reading."""
+        read, self._read = self._read, []
+        for index, (at, chunk) in enumerate(read):
+            lines = chunk.split(b"\n")
+            for n in range(len(lines) - 1):
+                raw = lines[n]
+                line = (raw[:-1] if raw.endswith(b"\r") else raw).decode(errors="replace")
+                answering = self.answered_at is None
+                if self._seen(line, at) == "bestmove" and answering and self.answered_at:
+                    answer = self._answer
+                    if answer is not None and not answer.done():
+                        answer.set_result(line)
+                    self._answer = None
+                    rest = b"\n".join(lines[n + 1 :]) + b"".join(c for _, c in read[index + 1 :])
+                    self._hand_on(rest, at)
+                    return
+        if final:
+            self._hand_on(b"", None)
+
+    def _hand_on(self, rest: bytes, at: float | None) -> None:
+        """What the engine wrote after its answer (and a line not ended yet), to python-chess."""
+        data, self._partial = rest + self._partial, b""
+        if data:
+            arrived, self.arrived = self.arrived, at if at is not None else self.arrived
+            try:
+                super().pipe_data_received(1, data)
+            finally:
+                self.arrived = arrived
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        answer = self._answer
+        if answer is not None and not answer.done():
+            answer.set_exception(chess.engine.EngineTerminatedError("the engine process died"))
 
     def arm(self, on_go: Callable[[], None] | None = None) -> None:
         """As `_Pipe.arm`; and from now on the engine is a player, whose `info` lines
@@ -485,6 +611,9 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
     def send_line(self, line: str) -> None:
         if line.startswith("position "):
             self._position_line = line
+        if self._capture is not None:
+            self._capture.append(line)
+            return
         if self._held or (
             line in ("ponderhit", "stop")
             and time.monotonic() < self._ponder_at + PONDER_SETTLE_S
@@ -517,7 +646,9 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         if options:  # with none, python-chess re-checks every configured option: all sent
             super()._configure(options)
 
-    def _position(self, board: chess.Board) -> None:
+    def _position(self, board: chess.Board, *, keep: bool = True) -> None:
+        """The `position` line, from the last one sent where the game only went on since
+        (`keep`: python-chess keeps a copy of the board, for its own parse of info lines)."""
         sent, stack = self._sent, board.move_stack
         if (
             sent is not None
@@ -529,7 +660,8 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
             if fresh:
                 line += (" moves " if sent[1] == 0 else " ") + " ".join(m.uci() for m in fresh)
             self.send_line(line)
-            self.board = board.copy(stack=False)
+            if keep:
+                self.board = board.copy(stack=False)
         else:
             super()._position(board)
             line = self._position_line
@@ -624,6 +756,23 @@ class Engine:
         if isinstance(self.protocol, _Uci):
             return self.protocol.last_info(board)
         return played.info, tuple(m.uci() for m in played.info.get("pv", ()))
+
+    async def play(
+        self,
+        board: chess.Board,
+        limit: chess.engine.Limit,
+        *,
+        game: object,
+        info: chess.engine.Info,
+        ponder: bool,
+    ) -> chess.engine.PlayResult:
+        """The engine's move from `board`: a UCI engine that does not ponder plays its lean
+        move (`_Uci.play_lean`); the others python-chess's ``play``."""
+        if isinstance(self.protocol, _Uci) and not ponder:
+            return await self.protocol.play_lean(board, limit)
+        return await self.protocol.play(
+            board, limit, game=game, info=info, opponent=None, ponder=ponder
+        )
 
     def fault(self, kind: FaultKind, detail: str) -> EngineFault:
         return EngineFault(self.name, kind, detail, self.output())

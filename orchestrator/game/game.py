@@ -425,6 +425,7 @@ class _Game:
         engine = self.engines[colour]
         proto = engine.protocol
         limit, deadline = self._limit(colour)
+        ponders = self.spec.ponders(colour)
         loop = asyncio.get_running_loop()
         started = time.monotonic()
         due: asyncio.TimerHandle | None = None
@@ -446,13 +447,8 @@ class _Game:
                     due = loop.call_at(loop.time() + deadline, expire)
 
                 proto.arm(clock_started)
-                played = await proto.play(
-                    board,
-                    limit,
-                    game=self.key,
-                    info=self.info[colour],
-                    opponent=None,
-                    ponder=self.spec.ponders(colour),
+                played = await engine.play(
+                    board, limit, game=self.key, info=self.info[colour], ponder=ponders
                 )
         except TimeoutError:
             engine.kill()
