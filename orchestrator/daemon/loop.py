@@ -50,7 +50,7 @@ from orchestrator.event.read import STRIKES, final_places, view_of
 from orchestrator.event.resume import StartedEvent
 from orchestrator.event.state import OpeningChoice, new_games, tournament
 from orchestrator.event.tcec_files import ArchiveMenu, live_headers
-from orchestrator.executor import DaskExecutor, Executor, HostFault, make_executor
+from orchestrator.executor import Executor, HostFault, LocalExecutor, make_executor
 from orchestrator.game.game import GameSpec
 from orchestrator.game.pgn import PgnSpec, elo_tags, side_tc
 from orchestrator.store.database import ControlRow, GameRow, RoundRow, Store
@@ -237,6 +237,10 @@ class Daemon:
     def _where_games_run(self) -> None:
         """The scheduler's connection and the game hosts, for `Health` (Dask executors)."""
         executor = self.executor
+        if isinstance(executor, LocalExecutor):  # Dask is not even imported
+            return
+        from orchestrator.executor.cluster import DaskExecutor
+
         if not isinstance(executor, DaskExecutor):
             return
         self.health.scheduler = "connected" if executor.connected() else "unreachable"

@@ -44,7 +44,6 @@ from orchestrator.engines.probe import from_fen, probe, probe_kibitzer
 from orchestrator.engines.slices import runner_slice
 from orchestrator.event.resume import create_or_resume
 from orchestrator.event.tcec_files import ArchiveMenu
-from orchestrator.executor.cluster import DaskExecutor, security
 from orchestrator.store.database import Store
 from orchestrator.store.lock import DatabaseLock
 
@@ -132,6 +131,8 @@ async def check_on_workers(
     with `affinity` each host's pinned cores (a `CheckFailed` for a host with too few)."""
     address = dask_address(config.tournament.executor)
     assert address is not None
+    from orchestrator.executor.cluster import DaskExecutor, security
+
     executor = DaskExecutor(address, config.tournament.executor, security(config.tournament))
     try:
         await executor.connect()

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 from orchestrator.config.model import Config, dask_address
 from orchestrator.engines.affinity import cpu_plan, pin_threads
-from orchestrator.executor.base import Executor, HostFault, OnStart
-from orchestrator.executor.cluster import DaskExecutor, security
+from orchestrator.executor.base import HELPER_PIDS, Executor, HostFault, OnStart
 from orchestrator.executor.local import LocalExecutor
-from orchestrator.executor.processes import HELPER_PIDS, LocalProcesses
 
 
 def make_executor(config: Config) -> Executor:
-    """The executor `config` asks for (not started yet).
+    """The executor `config` asks for (not started yet).  Dask (`distributed`) is imported
+    here, for the executors that use it, and not for the local one: it is a third of a
+    second of CPU at every start.
 
     >>> from pathlib import Path
     >>> from orchestrator.event.sample import sample_config
@@ -30,9 +30,13 @@ def make_executor(config: Config) -> Executor:
     section = config.tournament
     address = dask_address(section.executor)
     if address is not None:
+        from orchestrator.executor.cluster import DaskExecutor, security
+
         return DaskExecutor(address, section.executor, security(section), pin_threads(config))
     plan = cpu_plan(config)
     if section.executor == "processes":
+        from orchestrator.executor.processes import LocalProcesses
+
         beside = section.database.with_name
         return LocalProcesses(
             section.concurrency,
@@ -46,11 +50,9 @@ def make_executor(config: Config) -> Executor:
 
 __all__ = [
     "HELPER_PIDS",
-    "DaskExecutor",
     "Executor",
     "HostFault",
     "LocalExecutor",
-    "LocalProcesses",
     "OnStart",
     "make_executor",
 ]

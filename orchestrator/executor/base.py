@@ -8,6 +8,10 @@ from typing import Protocol
 from orchestrator.core.game.record import GameRecord
 from orchestrator.game.game import GameSpec, OnLog, OnMove
 
+#: the scheduler and worker processes this daemon started (`processes`): its own children,
+#: never swept
+HELPER_PIDS: set[int] = set()
+
 #: called once a game runs on its host, with the host's name and, for pinned cores, the CPUs
 #: of White's engine and of Black's there (as Linux lists them)
 OnStart = Callable[[str, tuple[str, str] | None], Awaitable[None]]

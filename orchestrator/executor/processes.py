@@ -28,15 +28,13 @@ import structlog
 from orchestrator.core.cpus import CpuPlan, cpu_text
 from orchestrator.engines.adapter import die_with_parent
 from orchestrator.engines.affinity import GAME_CPUS_ENV
+from orchestrator.executor.base import HELPER_PIDS
 from orchestrator.executor.cluster import DaskExecutor
 
 log = structlog.get_logger()
 
 START_S = 60.0  # how long the scheduler and its workers may take to come up
 STOP_S = 5.0
-
-#: the scheduler and worker processes this daemon started: its own children, never swept
-HELPER_PIDS: set[int] = set()
 
 
 def dask_command(*args: str) -> list[str]:
