@@ -118,7 +118,8 @@ def orchestrator(folder: Path, book: Path, args: argparse.Namespace, n: int) -> 
         'name = "hot path"\nsystem = "match"\n'
         f"system_options = {{ games = {args.games}, shared = true }}\n"
         f'tc = "nodes={args.nodes}"\nconcurrency = {args.concurrency}\n'
-        f'openings = "{book}"\nopening_order = "sequential"\ndatabase = "match.sqlite"\npgn_dir = "pgn"\n\n'
+        f'openings = "{book}"\nopening_order = "sequential"\n'
+        'database = "match.sqlite"\npgn_dir = "pgn"\n\n'
         "[adjudication]\nwin = false\ndraw = false\n\n" + engines
     )
     command = [str(ROOT / ".venv/bin/orchestrator"), "run", str(config)]

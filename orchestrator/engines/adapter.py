@@ -40,8 +40,6 @@ REAP_TIMEOUT = 5.0
 TAIL_LINES = 12
 #: an engine line longer than this is garbage: the engine is stopped (memory stays bounded)
 MAX_LINE = 1 << 20
-#: what the game record keeps of an info line: depth, seldepth, nodes, time, score, ...
-INFO_RECORDED = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE
 #: the words of a UCI info line that end its PV (`pv` runs to the end of the line otherwise)
 PV_ENDS = frozenset(
     {
@@ -66,6 +64,55 @@ PV_ENDS = frozenset(
 )
 #: a PV longer than this is cut (an engine may print hundreds of moves)
 PV_KEPT = 64
+#: the words of a UCI info line followed by a whole number
+INFO_NUMBERS = frozenset(
+    {"depth", "seldepth", "nodes", "multipv", "currmovenumber", "hashfull", "nps", "tbhits"}
+    | {"cpuload"}
+)
+
+
+def uci_info(line: str, turn: chess.Color) -> chess.engine.InfoDict:
+    """What a move's record keeps of a UCI info line, searched with `turn` to move: the
+    numbers, the time and the score (with its bound), as python-chess's own parse with
+    ``INFO_BASIC | INFO_SCORE`` gives them, in one split of the line (a move's one parse:
+    python-chess's tokenizer costs more than the rest of the move's reading).  A number
+    that is not one is left out, as python-chess leaves it out.
+
+    >>> uci_info("info depth 12 seldepth 15 time 40 nodes 9000 score cp 31 pv e2e4", True)
+    {'depth': 12, 'seldepth': 15, 'time': 0.04, 'nodes': 9000, 'score': PovScore(Cp(+31), WHITE)}
+    >>> uci_info("info depth x score mate -3 upperbound nps 10", False)
+    {'upperbound': True, 'score': PovScore(Mate(-3), BLACK), 'nps': 10}
+    """
+    info: dict[str, object] = {}
+    words = line.split()
+    at, size = 1, len(words)
+    while at < size:
+        word = words[at]
+        at += 1
+        if word == "string":
+            break
+        if word in INFO_NUMBERS or word == "time":
+            if at < size:
+                number = words[at]
+                at += 1
+                with contextlib.suppress(ValueError):
+                    info[word] = int(number) / 1000.0 if word == "time" else int(number)
+        elif word in ("currmove", "ebf", "wdl"):  # not kept, but their values are skipped
+            at += 3 if word == "wdl" else 1
+        elif word == "score" and at + 1 < size:
+            kind, value = words[at], words[at + 1]
+            at += 2
+            if at < size and words[at] in ("lowerbound", "upperbound"):
+                info[words[at]] = True
+                at += 1
+            with contextlib.suppress(ValueError):
+                if kind == "cp":
+                    info["score"] = chess.engine.PovScore(chess.engine.Cp(int(value)), turn)
+                elif kind == "mate":
+                    info["score"] = chess.engine.PovScore(chess.engine.Mate(int(value)), turn)
+    return cast(chess.engine.InfoDict, info)
+
+
 #: lines an engine prints before its first game's log takes them (its banner, handshake)
 EARLY_LINES = 200
 
@@ -479,8 +526,9 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         go out in one write (the clock's stamp right before it), and the engine's writes
         until its `bestmove` are kept as bytes: only a write that holds the word
         ``bestmove`` has its lines split, logged and looked at.  python-chess sees none of
-        them.  The bestmove is parsed by python-chess against `board` (an `EngineError`
-        when it is not legal); the info is `last_info`'s.
+        them.  The bestmove is parsed against `board` (an `EngineError` when it is not
+        legal); its ponder move only as a move (the caller sees whether it is legal after
+        the bestmove); the info is `last_info`'s.
         """
         if self.returncode.done():
             raise chess.engine.EngineTerminatedError("the engine process died")
@@ -506,8 +554,20 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         finally:
             self._answer = None
             self._take_lines(final=True)
-        best = chess.engine._parse_uci_bestmove(board, line.partition(" ")[2])
-        return chess.engine.PlayResult(best.move, best.ponder)
+        words = line.split()
+        move = ponder = None
+        if len(words) > 1 and words[1] not in ("(none)", "NULL"):
+            try:  # as python-chess reads a bestmove (AnMon's capital letters included)
+                move = board.parse_uci(words[1].lower())
+            except ValueError as exc:
+                raise chess.engine.EngineError(exc) from None
+            if len(words) > 3 and words[2] == "ponder":  # legal or not: `Game` asks
+                with contextlib.suppress(ValueError):
+                    ponder = chess.Move.from_uci(words[3].lower())
+        return chess.engine.PlayResult(move, ponder)
+
+    def stops(self, data: bytes) -> bool:
+        return b"bestmove" in data
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         if fd == 1 and self._answer is not None:
@@ -590,7 +650,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
 
     def last_info(self, board: chess.Board) -> tuple[chess.engine.InfoDict, tuple[str, ...]]:
         """The last move's info: its last scored line (else its last info line), parsed once
-        by python-chess against `board`, the position the engine searched; and its PV.
+        (`uci_info`) for `board`, the position the engine searched; and its PV.
 
         The PV's moves are kept as the engine wrote them (UCI), not played out one by one
         (that would cost more than the rest of the move): whoever shows a PV in SAN stops at
@@ -599,7 +659,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         line = scored or last
         if line is None:
             return {}, ()
-        info = chess.engine._parse_uci_info(line.partition(" ")[2], board, INFO_RECORDED)
+        info = uci_info(line, board.turn)
         _, found, rest = line.partition(" pv ")
         pv: list[str] = []
         for word in rest.split() if found else ():

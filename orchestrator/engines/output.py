@@ -93,15 +93,19 @@ class _Buffer(threading.local):
 _buffer = _Buffer()
 
 
-def _stamp(ancillary: list[tuple[int, int, bytes]], received: float) -> float:
+def _stamp(
+    ancillary: list[tuple[int, int, bytes]], received: float, offset: float | None = None
+) -> float:
     """The kernel's stamp of a record, as monotonic time (`received` if it has none).  The
-    kernel stamps with the wall clock; the difference of the two clocks now turns it into
-    monotonic time, never later than `received`."""
+    kernel stamps with the wall clock; the difference of the two clocks (`offset`, else read
+    now) turns it into monotonic time, never later than `received`."""
     for level, kind, data in ancillary:
         if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= _TIMESPEC.size:
             seconds, nanoseconds = _TIMESPEC.unpack_from(data)
             wall: float = seconds + nanoseconds / 1e9
-            return min(received, wall - wall_minus_monotonic())
+            if offset is None:
+                offset = wall_minus_monotonic()
+            return min(received, wall - offset)
     return received
 
 
@@ -171,6 +175,8 @@ class StampedOutput:
         stamp: list[tuple[int, int, bytes]] = []
         received = 0.0
         taken = batched = read = 0
+        offset = wall_minus_monotonic()  # once for every record read in this turn
+        stops = self.receiver.stops
         while (most is None or (taken < most and read < BYTES_PER_TURN)) and not self.eof:
             got = self._recv()
             if got is None:
@@ -181,16 +187,20 @@ class StampedOutput:
                 batch.append(data)
                 batched += len(data)
                 read += len(data)
-                if batched >= BATCH_BYTES or self.receiver.stops(data):
-                    self._hand(batch, stamp, received)
+                if batched >= BATCH_BYTES or stops(data):
+                    self._hand(batch, stamp, received, offset)
                     batch, batched = [], 0
         if batch:
-            self._hand(batch, stamp, received)
+            self._hand(batch, stamp, received, offset)
 
     def _hand(
-        self, batch: list[bytes], ancillary: list[tuple[int, int, bytes]], received: float
+        self,
+        batch: list[bytes],
+        ancillary: list[tuple[int, int, bytes]],
+        received: float,
+        offset: float,
     ) -> None:
-        self.receiver.arrived = _stamp(ancillary, received)
+        self.receiver.arrived = _stamp(ancillary, received, offset)
         try:
             self.receiver.pipe_data_received(1, batch[0] if len(batch) == 1 else b"".join(batch))
         finally:

@@ -157,6 +157,21 @@ def _score(relative: Score) -> Score:
     return relative
 
 
+def _legal(board: chess.Board, move: chess.Move | None) -> str | None:
+    """`move` in UCI if it is a legal move on `board` (an engine's ponder move).
+
+    >>> board = chess.Board()
+    >>> _legal(board, chess.Move.from_uci("e2e4")), _legal(board, chess.Move.from_uci("e2e5"))
+    ('e2e4', None)
+    """
+    if move is None:
+        return None
+    try:
+        return board.parse_uci(move.uci()).uci()
+    except ValueError:
+        return None
+
+
 def rules_outcome(board: chess.Board) -> Verdict | None:
     """The game's end by the rules of chess, if it has ended."""
     if not any(board.generate_legal_moves()):
@@ -490,6 +505,7 @@ class _Game:
         fullmove = board.fullmove_number
         zeroing = board.is_zeroing(move)
         san = board.san_and_push(move)  # one push: SAN's check and mate signs come from it
+        ponder = _legal(board, played.ponder)
         record = MoveRecord(
             uci=move.uci(),
             san=san,
@@ -504,7 +520,7 @@ class _Game:
             nps=info.get("nps"),
             tbhits=info.get("tbhits"),
             hashfull=info.get("hashfull"),
-            ponder=played.ponder.uci() if played.ponder else None,
+            ponder=ponder,
         )
         self.moves.append(record)
         if self.on_log is not None and self.journal is not None:

@@ -1,0 +1,87 @@
+"""The lean UCI move (`engines/adapter.py`: `_Uci.play_lean`, `uci_info`): what python-chess
+would have made of the same bytes, for less."""
+
+from __future__ import annotations
+
+import asyncio
+
+import chess
+import chess.engine
+from hypothesis import given
+from hypothesis import strategies as st
+
+from orchestrator.engines.adapter import INFO_NUMBERS, Engine, _Uci, uci_info
+from orchestrator.engines.journal import Journal
+from tests.support.engines import scripted
+
+WORDS = sorted(INFO_NUMBERS | {"time", "score", "cp", "mate", "lowerbound", "upperbound"})
+WORDS += ["pv", "e2e4", "wdl", "currmove", "-3", "0", "17", "x", "1.5", "ebf", "string"]
+
+
+@given(st.lists(st.sampled_from(WORDS), max_size=14), st.booleans())
+def test_uci_info_reads_a_line_as_python_chess_does(words: list[str], turn: bool) -> None:
+    """Any info line: the fields a record keeps, exactly as python-chess's own parse gives
+    them with INFO_BASIC | INFO_SCORE."""
+    line = " ".join(["info", *words])
+    board = chess.Board()
+    board.turn = turn
+    theirs = chess.engine._parse_uci_info(
+        line.partition(" ")[2], board, chess.engine.INFO_BASIC | chess.engine.INFO_SCORE
+    )
+    kept = {k: v for k, v in theirs.items() if k not in ("string", "ebf", "currmove")}
+    assert uci_info(line, turn) == kept
+
+
+async def test_a_move_read_in_pieces_is_the_same_move() -> None:
+    """Bytes that split lines anywhere (an engine on a pipe): the answer is the bestmove
+    line, the info kept is the last scored line, every line is in the log, and what came
+    after the answer goes on to python-chess's reading."""
+    proto = _Uci()
+    journal = Journal()
+    proto.attach(journal)
+    proto.go_at = 1.0
+    answer = proto._answer = asyncio.get_running_loop().create_future()
+    for piece in (
+        b"info depth 1 score cp 5\ninfo dep",
+        b"th 2 score cp 7 pv e2e4 e7e5\ninfo nodes 90 nps 10\nbestm",
+        b"ove e2e4 ponder e7e5\r\nreadyok\n",
+    ):
+        proto.arrived = 2.0
+        proto.pipe_data_received(1, piece)
+    assert answer.result() == "bestmove e2e4 ponder e7e5"
+    assert proto.answered_at == 2.0
+    info, pv = proto.last_info(chess.Board())
+    assert info["score"] == chess.engine.PovScore(chess.engine.Cp(7), chess.WHITE)
+    assert info["depth"] == 2 and pv == ("e2e4", "e7e5")
+    log = journal.take()
+    for line in ("info depth 1", "info depth 2", "info nodes 90", "bestmove e2e4", "readyok"):
+        assert f": {line}" in log, line
+    assert list(proto.tail)[-1] == "readyok"
+
+
+async def test_the_lean_move_writes_position_and_go_at_once_and_plays() -> None:
+    """A scripted engine's moves through the lean path: each `position` with its `go`, the
+    ponder move kept only when legal, the score from the last scored line."""
+    config = scripted("S")
+    journal = Journal()
+    engine = await Engine.start(config, journal)
+    try:
+        board = chess.Board()
+        await engine.new_game("g", board)
+        limit = chess.engine.Limit(white_clock=10, black_clock=10, white_inc=0.1, black_inc=0.1)
+        for _ in range(4):
+            engine.protocol.arm()
+            played = await engine.play(board, limit, game="g", info=0, ponder=False)
+            assert played.move is not None and played.move in board.legal_moves
+            info, _ = engine.move_info(board, played)
+            assert "score" in info
+            board.push(played.move)
+        assert engine.protocol._answer is None and not engine.protocol._read
+        written = [line.split(maxsplit=1) for line in journal.take().splitlines() if ">S:" in line]
+        gos = [n for n, (_, line) in enumerate(written) if line.startswith(">S: go ")]
+        assert len(gos) == 4
+        for n in gos:  # one write: the same stamp
+            assert written[n - 1][1].startswith(">S: position ")
+            assert written[n - 1][0] == written[n][0]
+    finally:
+        await engine.close()
