@@ -67,6 +67,10 @@ PROGRESS_S = 60.0  # a game_progress line per game at most this often
 MOVES_EVERY_S = 0.25
 BACKOFF_S = 5.0  # after a fault of the daemon's own (no descriptors, ...), wait this long
 SPACE_CHECK_S = 5.0  # while the disk is full, how often the daemon looks for space again
+#: a round's end writes the standings files (and TCEC's event files) at most this often; a
+#: round that ends sooner has them written once the time is up.  Each write reads the whole
+#: event: a match's rounds of two games, each a second long, would cost its size squared
+STANDINGS_EVERY_S = 2.0
 
 
 @dataclass
@@ -131,6 +135,10 @@ class Daemon:
         self.hosts_seen: set[str] = set()  # game hosts connected at some time
         #: the PGN and standings files missed a write (a full disk): all are written again
         self.outputs_stale = False
+        #: when the standings files were last written, and whether a round's end since waits
+        #: for its write (`STANDINGS_EVERY_S`)
+        self.standings_at = -STANDINGS_EVERY_S
+        self.standings_due = False
         #: engines whose strikes called for a withdrawal the event could not take
         self.kept_on_strikes: set[str] = set()
         self.ratings_mark = 0  # finished games // rating_interval at the last `ratings` line
@@ -285,6 +293,10 @@ class Daemon:
         """One step of `_rounds`; True when the daemon is done (the event is over, or a
         stop came)."""
         await self._apply_controls(running)
+        if self.standings_due and (
+            self.stopping.is_set() or time.monotonic() >= self.standings_at + STANDINGS_EVERY_S
+        ):
+            await self._write_outputs(standings=True)
         if self.stopping.is_set() and not (self.drain and running):
             return True
         current = await self.store.last_round()
@@ -536,7 +548,9 @@ class Daemon:
 
     async def _finish_round(self, rnd: RoundRow) -> None:
         await self.store.finish_round(rnd.number)
-        await self._write_outputs(standings=True, pgn=True, round_number=rnd.number)
+        standings = time.monotonic() >= self.standings_at + STANDINGS_EVERY_S
+        self.standings_due = not standings
+        await self._write_outputs(standings=standings, pgn=True, round_number=rnd.number)
         log.info("round_finished", round=rnd.number)
 
     async def _finish_event(self) -> bool:
@@ -590,15 +604,19 @@ class Daemon:
         if game_pgn is not None and round_number is not None:
             rnd = (await self.store.rounds(round_number, pgn=True))[0]
             await self.pgn_files.game_finished(rnd, game_pgn)
+        elif pgn and round_number is not None:
+            rnd = (await self.store.rounds(round_number, pgn=True))[0]
+            await self.pgn_files.round_finished(rnd, await self.store.round_numbers())
         elif pgn:  # a round at a time: an event's texts are never all in memory at once
             numbers = await self.store.round_numbers()
-            for number in numbers if round_number is None else [round_number]:
+            for number in numbers:
                 await self.pgn_files.write_round((await self.store.rounds(number, pgn=True))[0])
             await self.pgn_files.rewrite_event(numbers)
         view = None
         if standings:  # the whole event, at each round's end: no more of it than they need
             view = await view_of(self.store, brief=self.tcec_files is None)
             await asyncio.to_thread(write_standings, self.folder, view)
+            self.standings_at, self.standings_due = time.monotonic(), False
         if self.tcec_files:
             self.tcec_files.event(view or await view_of(self.store))
 

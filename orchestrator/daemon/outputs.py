@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -108,6 +109,11 @@ class PgnFiles:
         self.folder = folder
         self.event = event
         self.lock = asyncio.Lock()
+        #: the rounds the event's file holds whole and in order (None: not known), and what
+        #: was appended to it since (the games of the round being played): a round whose
+        #: games were appended in playing order leaves the file as a rewrite would make it
+        self.covered: tuple[int, ...] | None = None
+        self.appended = hashlib.sha256()
 
     @property
     def event_file(self) -> Path:
@@ -124,9 +130,34 @@ class PgnFiles:
     def _game_finished(self, rnd: RoundRow, pgn: str) -> None:
         write_atomic(self.round_file(rnd.number), round_pgn(rnd))
         if self.event_file.exists():
+            covered, self.covered = self.covered, None  # unknown, until the append is whole
             append_durable(self.event_file, pgn + "\n")
+            self.appended.update((pgn + "\n").encode())
+            self.covered = covered
         else:
             self._rewrite_event(range(1, rnd.number + 1))
+
+    async def round_finished(self, rnd: RoundRow, rounds: Sequence[int]) -> None:
+        """`rnd` (read with its games' PGN texts) is over: its file, and the event's file
+        from the files of `rounds` unless its games were appended in playing order (a
+        match's rounds: rewriting the whole event at each round's end would cost the event's
+        size squared)."""
+        async with self.lock:
+            await asyncio.to_thread(self._round_finished, rnd, tuple(rounds))
+
+    def _round_finished(self, rnd: RoundRow, rounds: tuple[int, ...]) -> None:
+        text = round_pgn(rnd)
+        write_atomic(self.round_file(rnd.number), text)
+        in_order = (
+            self.covered is not None
+            and rounds == (*self.covered, rnd.number)
+            and self.appended.digest() == hashlib.sha256(text.encode()).digest()
+            and self.event_file.exists()
+        )
+        if in_order:
+            self.covered, self.appended = rounds, hashlib.sha256()
+        else:
+            self._rewrite_event(rounds)
 
     async def write_round(self, rnd: RoundRow) -> None:
         """`rnd`'s file (`rnd` read with its games' PGN texts)."""
@@ -141,6 +172,7 @@ class PgnFiles:
 
     def _rewrite_event(self, rounds: Sequence[int]) -> None:
         """The event's file: the round files one after another, streamed from disk."""
+        self.covered, self.appended = None, hashlib.sha256()
         wanted = {self.round_file(n) for n in rounds}
         for stale in self.folder.glob("round-*.pgn") if self.folder.is_dir() else ():
             if stale not in wanted:
@@ -152,6 +184,7 @@ class PgnFiles:
                     self.round_file(number).open("rb") as source,
                 ):
                     shutil.copyfileobj(source, out)
+        self.covered = tuple(rounds)
 
 
 def append_durable(path: Path, text: str) -> None:
