@@ -601,21 +601,44 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         ends without one, goes on to python-chess's own reading."""
         read, self._read = self._read, []
         for index, (at, chunk) in enumerate(read):
-            lines = chunk.split(b"\n")
-            for n in range(len(lines) - 1):
-                raw = lines[n]
-                line = (raw[:-1] if raw.endswith(b"\r") else raw).decode(errors="replace")
-                answering = self.answered_at is None
-                if self._seen(line, at) == "bestmove" and answering and self.answered_at:
+            text = chunk.decode(errors="replace")
+            lines = text.split("\n")
+            lines.pop()  # a chunk ends with its last line's newline
+            if "\r" in text:
+                lines = [line.removesuffix("\r") for line in lines]
+            for n, line in enumerate(lines):
+                if line.partition(" ")[0] == "bestmove" and self.answered_at is None:
+                    self._searched(lines[:n], at)
+                    self._seen(line, at)
                     answer = self._answer
                     if answer is not None and not answer.done():
                         answer.set_result(line)
                     self._answer = None
-                    rest = b"\n".join(lines[n + 1 :]) + b"".join(c for _, c in read[index + 1 :])
-                    self._hand_on(rest, at)
+                    rest = "".join(f"{after}\n" for after in lines[n + 1 :]).encode()
+                    self._hand_on(rest + b"".join(c for _, c in read[index + 1 :]), at)
                     return
+            self._searched(lines, at)
         if final:
             self._hand_on(b"", None)
+
+    def _searched(self, lines: list[str], at: float) -> None:
+        """Lines of a search (none of them its answer) written at `at`, all at once: the
+        last scored and the last other info line are kept, and the lines go to the tail and
+        the log as `_seen` puts them there one by one."""
+        if not lines:
+            return
+        for line in lines:
+            if line.startswith("info"):
+                self._thinking(line.partition(" ")[0], line)
+        self.tail.extend(
+            line if len(line) <= LINE_KEPT else line[:LINE_KEPT] + "..."
+            for line in lines[-TAIL_LINES:]
+        )
+        if self.journal is not None:
+            self.journal.lines(at, "<", self.label, lines)
+        else:
+            for line in lines:
+                self.log("<", line, at)
 
     def _hand_on(self, rest: bytes, at: float | None) -> None:
         """What the engine wrote after its answer (and a line not ended yet), to python-chess."""

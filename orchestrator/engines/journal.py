@@ -76,6 +76,35 @@ class Journal:
             text = text[:LINE_KEPT] + f"... [{len(text)} characters]"
         self._add(f"{at - self.started:10.3f} {sign}{engine}: {text}\n")
 
+    def lines(self, at: float, sign: str, engine: str, texts: list[str]) -> None:
+        """Lines of one engine at one time, as `line` writes each: an engine's write of
+        many lines costs one entry.
+
+        >>> journal = Journal(clock=lambda: 0.0)
+        >>> journal.lines(0.5, "<", "SF", ["info depth 1", "bestmove e2e4"])
+        >>> print(journal.take(), end="")
+             0.500 <SF: info depth 1
+             0.500 <SF: bestmove e2e4
+        """
+        prefix = f"{at - self.started:10.3f} {sign}{engine}: "
+        entry = "".join(
+            prefix
+            + (
+                text
+                if len(text) <= LINE_KEPT
+                else f"{text[:LINE_KEPT]}... [{len(text)} characters]"
+            )
+            + "\n"
+            for text in texts
+        )
+        size = _size(entry)
+        if self.size + size > self.cap - NOTES_ROOM:  # near the cap: line by line
+            for text in texts:
+                self.line(at, sign, engine, text)
+            return
+        self.size += size
+        self._chunk.append(entry)
+
     def note(self, text: str) -> None:
         """A line of the runner's own (``# ...``), cut at `NOTE_KEPT` bytes: the room the
         engines' lines leave keeps the first `NOTES` of them (a game writes no more).
