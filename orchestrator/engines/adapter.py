@@ -290,6 +290,7 @@ class _Pipe:
         self._lead: list[str] = []  # `LEADS` lines held for the next line
         #: the `info` lines are the runner's alone (`_Uci.arm`): python-chess is not given them
         self.own_info = False
+        self._stdin_end: tuple[asyncio.WriteTransport, int] | None = None  # (`_stdin`)
 
     def stops(self, data: bytes) -> bool:
         """Whether `data` (a write of the engine's) may hold a line that stops its clock
@@ -395,12 +396,17 @@ class _Pipe:
         """The engine's stdin and its descriptor, when nothing waits to be written to it:
         the line that starts the clock then goes out in one `os.write` right after its
         stamp (a preemption between the two would be charged to the engine)."""
-        transport = getattr(self, "transport", None)
-        stdin = transport.get_pipe_transport(0) if transport is not None else None
-        if stdin is None or stdin.is_closing() or stdin.get_write_buffer_size():
+        found = self._stdin_end
+        if found is None:
+            transport = getattr(self, "transport", None)
+            stdin = transport.get_pipe_transport(0) if transport is not None else None
+            pipe = stdin.get_extra_info("pipe") if stdin is not None else None
+            if stdin is None or pipe is None:
+                return None
+            found = self._stdin_end = (stdin, pipe.fileno())
+        if found[0].is_closing() or found[0].get_write_buffer_size():
             return None
-        pipe = stdin.get_extra_info("pipe")
-        return (stdin, pipe.fileno()) if pipe is not None else None
+        return found
 
     def _write_lead(self) -> None:
         """The lines held for a line that did not come (none should: python-chess sends
@@ -515,43 +521,56 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         self._partial = b""
         #: the lines `send_line` is asked to send are collected here instead (`play_lean`)
         self._capture: list[str] | None = None
+        self._lean_game: object = None  # the game whose options the lean moves have set
 
     async def play_lean(
-        self, board: chess.Board, limit: chess.engine.Limit
+        self, board: chess.Board, limit: chess.engine.Limit, deadline: float
     ) -> chess.engine.PlayResult:
         """The engine's move from `board` under `limit`, without pondering: what
-        python-chess's ``play`` does for such a move, and no more.
+        python-chess's ``play`` does for such a move, and no more; a `TimeoutError` when it
+        has not answered `deadline` seconds after its clock started.
 
-        The options ``play`` manages are set as it sets them, the `position` and `go` lines
+        The options ``play`` manages are set as it sets them (once a game), the `position`
+        and `go` lines
         go out in one write (the clock's stamp right before it), and the engine's writes
         until its `bestmove` are kept as bytes: only a write that holds the word
         ``bestmove`` has its lines split, logged and looked at.  python-chess sees none of
         them.  The bestmove is parsed against `board` (an `EngineError` when it is not
-        legal); its ponder move only as a move (the caller sees whether it is legal after
-        the bestmove); the info is `last_info`'s.
+        legal); its ponder move as the engine named it, legal or not (whoever shows it
+        stops at an illegal one, as at a PV's); the info is `last_info`'s.
         """
         if self.returncode.done():
             raise chess.engine.EngineTerminatedError("the engine process died")
         self._capture = []
         try:
-            if "UCI_AnalyseMode" in self.options and "UCI_AnalyseMode" not in self.target_config:
-                self._setoption("UCI_AnalyseMode", False)
-            if "Ponder" in self.options:
-                self._setoption("Ponder", False)
-            if "MultiPV" in self.options:
-                self._setoption("MultiPV", self.options["MultiPV"].default)
+            if self._lean_game is not self.game or self.game is None:  # once a game
+                self._lean_game = self.game
+                if "UCI_AnalyseMode" in self.options and "UCI_AnalyseMode" not in (
+                    self.target_config
+                ):
+                    self._setoption("UCI_AnalyseMode", False)
+                if "Ponder" in self.options:
+                    self._setoption("Ponder", False)
+                if "MultiPV" in self.options:
+                    self._setoption("MultiPV", self.options["MultiPV"].default)
             self._position(board, keep=False)
             self._go(limit)
         finally:
             lines, self._capture = self._capture, None
-        answer = self._answer = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        answer = self._answer = loop.create_future()
         if self.buffer[1]:  # a line begun before this move
             self._partial = bytes(self.buffer[1])
             self.buffer[1].clear()
+        due: asyncio.TimerHandle | None = None
         try:
             self._write(lines[:-1], lines[-1])
+            started = self.go_at if self.go_at is not None else loop.time()
+            due = loop.call_at(started + deadline, self._expire)  # both monotonic
             line = await answer
         finally:
+            if due is not None:
+                due.cancel()
             self._answer = None
             self._take_lines(final=True)
         words = line.split()
@@ -561,10 +580,18 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
                 move = board.parse_uci(words[1].lower())
             except ValueError as exc:
                 raise chess.engine.EngineError(exc) from None
-            if len(words) > 3 and words[2] == "ponder":  # legal or not: `Game` asks
+            if len(words) > 3 and words[2] == "ponder":  # as named, legal or not
                 with contextlib.suppress(ValueError):
                     ponder = chess.Move.from_uci(words[3].lower())
         return chess.engine.PlayResult(move, ponder)
+
+    def _expire(self) -> None:
+        """A lean move's deadline: what the engine wrote in time counts (`drain`); without
+        its answer, the move ends in a `TimeoutError`."""
+        self.drain()
+        answer = self._answer
+        if answer is not None and not answer.done():
+            answer.set_exception(TimeoutError())
 
     def stops(self, data: bytes) -> bool:
         return b"bestmove" in data
@@ -848,14 +875,41 @@ class Engine:
         game: object,
         info: chess.engine.Info,
         ponder: bool,
+        deadline: float,
     ) -> chess.engine.PlayResult:
         """The engine's move from `board`: a UCI engine that does not ponder plays its lean
-        move (`_Uci.play_lean`); the others python-chess's ``play``."""
-        if isinstance(self.protocol, _Uci) and not ponder:
-            return await self.protocol.play_lean(board, limit)
-        return await self.protocol.play(
-            board, limit, game=game, info=info, opponent=None, ponder=ponder
-        )
+        move (`_Uci.play_lean`); the others python-chess's ``play``.  A `TimeoutError` when
+        it has not answered `deadline` seconds after the line that started its clock was
+        written (an answer it wrote in time, not read yet, still counts)."""
+        proto = self.protocol
+        if isinstance(proto, _Uci) and not ponder:
+            proto.arm()
+            return await proto.play_lean(board, limit, deadline)
+        loop = asyncio.get_running_loop()
+        due: asyncio.TimerHandle | None = None
+        try:
+            # asyncio.timeout, not wait_for: in Python 3.11 wait_for can swallow a
+            # cancellation that arrives as the move does, and the game would play on
+            async with asyncio.timeout(deadline) as timer:
+
+                def expire() -> None:
+                    proto.drain()
+                    if proto.answered_at is None:
+                        timer.reschedule(loop.time())
+
+                def clock_started() -> None:
+                    nonlocal due
+                    timer.reschedule(None)
+                    due = loop.call_at(loop.time() + deadline, expire)
+
+                proto.arm(clock_started)
+                return await proto.play(
+                    board, limit, game=game, info=info, opponent=None, ponder=ponder
+                )
+        finally:
+            proto.on_go = None
+            if due is not None:
+                due.cancel()
 
     def fault(self, kind: FaultKind, detail: str) -> EngineFault:
         return EngineFault(self.name, kind, detail, self.output())

@@ -157,25 +157,22 @@ def _score(relative: Score) -> Score:
     return relative
 
 
-def _legal(board: chess.Board, move: chess.Move | None) -> str | None:
-    """`move` in UCI if it is a legal move on `board` (an engine's ponder move).
+def rules_outcome(board: chess.Board, san: str = "") -> Verdict | None:
+    """The game's end by the rules of chess, if it has ended; `san` is the last move's SAN,
+    whose sign says whether it checked or mated (the legal moves are then not looked for).
 
-    >>> board = chess.Board()
-    >>> _legal(board, chess.Move.from_uci("e2e4")), _legal(board, chess.Move.from_uci("e2e5"))
-    ('e2e4', None)
+    >>> board = chess.Board("7k/8/8/8/8/8/8/K5R1 w - - 0 1")
+    >>> san = board.san_and_push(chess.Move.from_uci("g1h1"))
+    >>> rules_outcome(board, san) is None, rules_outcome(board) is None
+    (True, True)
+    >>> board = chess.Board("7k/8/6Q1/8/8/8/8/K7 w - - 0 1")
+    >>> san = board.san_and_push(chess.Move.from_uci("g6f7"))
+    >>> rules_outcome(board, san).details, rules_outcome(board).details
+    ('Stalemate', 'Stalemate')
     """
-    if move is None:
-        return None
-    try:
-        return board.parse_uci(move.uci()).uci()
-    except ValueError:
-        return None
-
-
-def rules_outcome(board: chess.Board) -> Verdict | None:
-    """The game's end by the rules of chess, if it has ended."""
-    if not any(board.generate_legal_moves()):
-        if board.is_check():
+    sign = san[-1:]
+    if sign == "#" or (sign != "+" and not any(board.generate_legal_moves())):
+        if sign == "#" or board.is_check():
             winner = not board.turn
             mates = f"{_colour_name(winner)} mates"
             return Verdict("1-0" if winner else "0-1", mates, mates)
@@ -190,8 +187,8 @@ def rules_outcome(board: chess.Board) -> Verdict | None:
     return None
 
 
-def _end_by_rules(board: chess.Board) -> None:
-    verdict = rules_outcome(board)
+def _end_by_rules(board: chess.Board, san: str = "") -> None:
+    verdict = rules_outcome(board, san)
     if verdict:
         raise _Ended(verdict.result, "normal", verdict.reason, details=verdict.details)
 
@@ -440,31 +437,16 @@ class _Game:
         engine = self.engines[colour]
         proto = engine.protocol
         limit, deadline = self._limit(colour)
-        ponders = self.spec.ponders(colour)
-        loop = asyncio.get_running_loop()
         started = time.monotonic()
-        due: asyncio.TimerHandle | None = None
         try:
-            # asyncio.timeout, not wait_for: in Python 3.11 wait_for can swallow a
-            # cancellation that arrives as the move does, and the game would play on.
-            # The deadline counts from the moment the go line is written; when it passes,
-            # an answer the engine wrote in time but the loop has not read yet still counts.
-            async with asyncio.timeout(deadline) as timer:
-
-                def expire() -> None:
-                    proto.drain()
-                    if proto.answered_at is None:
-                        timer.reschedule(loop.time())
-
-                def clock_started() -> None:
-                    nonlocal due
-                    timer.reschedule(None)
-                    due = loop.call_at(loop.time() + deadline, expire)
-
-                proto.arm(clock_started)
-                played = await engine.play(
-                    board, limit, game=self.key, info=self.info[colour], ponder=ponders
-                )
+            played = await engine.play(
+                board,
+                limit,
+                game=self.key,
+                info=self.info[colour],
+                ponder=self.spec.ponders(colour),
+                deadline=deadline,
+            )
         except TimeoutError:
             engine.kill()
             raise self._fault(
@@ -479,10 +461,6 @@ class _Game:
             raise self._fault(engine.fault("crash", detail), colour) from None
         except chess.engine.EngineError as exc:
             raise self._fault(engine.fault("illegal_move", str(exc)), colour) from None
-        finally:
-            proto.on_go = None
-            if due is not None:
-                due.cancel()
         measured = proto.move_time_ms()
         used_ms = measured if measured is not None else int((time.monotonic() - started) * 1000)
         if played.resigned:
@@ -505,7 +483,6 @@ class _Game:
         fullmove = board.fullmove_number
         zeroing = board.is_zeroing(move)
         san = board.san_and_push(move)  # one push: SAN's check and mate signs come from it
-        ponder = _legal(board, played.ponder)
         record = MoveRecord(
             uci=move.uci(),
             san=san,
@@ -520,14 +497,14 @@ class _Game:
             nps=info.get("nps"),
             tbhits=info.get("tbhits"),
             hashfull=info.get("hashfull"),
-            ponder=ponder,
+            ponder=played.ponder.uci() if played.ponder else None,
         )
         self.moves.append(record)
         if self.on_log is not None and self.journal is not None:
             self.on_log(self.journal.take())
         if self.on_move is not None:
             self.on_move(record, len(board.move_stack), colour)
-        _end_by_rules(board)  # the rules of chess come before any adjudication
+        _end_by_rules(board, san)  # the rules of chess come before any adjudication
         verdict = self._tablebase() or self.adjudicator.after_ply(
             white_moved=colour == chess.WHITE,
             score=score,

@@ -71,7 +71,7 @@ async def test_the_lean_move_writes_position_and_go_at_once_and_plays() -> None:
         limit = chess.engine.Limit(white_clock=10, black_clock=10, white_inc=0.1, black_inc=0.1)
         for _ in range(4):
             engine.protocol.arm()
-            played = await engine.play(board, limit, game="g", info=0, ponder=False)
+            played = await engine.play(board, limit, game="g", info=0, ponder=False, deadline=60)
             assert played.move is not None and played.move in board.legal_moves
             info, _ = engine.move_info(board, played)
             assert "score" in info
