@@ -243,7 +243,7 @@ class Tournament(msgspec.Struct, frozen=True):
         rules, entrants = self.rules, self.entrants()
         system = lookup(rules.system)
         if system.games_planned is not None:
-            return system.games_planned(entrants, rules, system.parse(rules.system_options))
+            return system.games_planned(self, system.parse(rules.system_options))
         return self.games_per_round() * rules.planned_rounds(entrants)
 
 

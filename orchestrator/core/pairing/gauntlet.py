@@ -378,7 +378,7 @@ def _two(options: MatchOptions, entrants: int) -> str | None:
     return None if entrants == 2 else f"a match is between two engines, not {entrants}"
 
 
-GAUNTLET: System[GauntletOptions] = System(
+GAUNTLET: System[GauntletOptions, Tournament] = System(
     "gauntlet",
     "the first `gauntlets` seeds each play every other engine, `cycles` times",
     pair_gauntlet,
@@ -390,11 +390,11 @@ GAUNTLET: System[GauntletOptions] = System(
     phase=False,
     unfixable="a gauntlet's pairings are its table: none can be fixed",
     check_rounds=lambda t, options: check_replay(t),
-    games_planned=lambda players, rules, options: (
-        rules.games_per_pair * rules.cycles * gauntlet_games(players, options.gauntlets)
+    games_planned=lambda t, options: (
+        t.rules.games_per_pair * t.rules.cycles * gauntlet_games(t.entrants(), options.gauntlets)
     ),
 )
-MATCH: System[MatchOptions] = System(
+MATCH: System[MatchOptions, Tournament] = System(
     "match",
     "two engines, `games` games: each opening twice with colours reversed, back to back; "
     "a tie broken by `tiebreaks` (game pairs by default), or `shared`",
@@ -408,5 +408,5 @@ MATCH: System[MatchOptions] = System(
     own_games=True,
     ends_itself=True,
     check_rounds=lambda t, options: check_replay(t),
-    games_planned=lambda players, rules, options: options.games,
+    games_planned=lambda t, options: options.games,
 )

@@ -484,7 +484,7 @@ def _fits(options: KnockoutOptions, entrants: int) -> str | None:
     return None
 
 
-KNOCKOUT: System[KnockoutOptions] = System(
+KNOCKOUT: System[KnockoutOptions, Tournament] = System(
     "knockout",
     "a knockout of game-pair matches, as TCEC's Cup: seeded bracket, tiebreak pairs, bronze",
     pair_knockout,
@@ -494,7 +494,7 @@ KNOCKOUT: System[KnockoutOptions] = System(
     misfit=_fits,
     phase=False,
     unfixable="a knockout's pairings are its bracket: none can be fixed",
-    games_planned=lambda entrants, rules, options: regulation_games(entrants, options),
+    games_planned=lambda t, options: regulation_games(t.entrants(), options),
     own_games=True,
     ends_itself=True,
     check_rounds=lambda t, options: _check(bracket(t, options)),

@@ -15,15 +15,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import msgspec
 
 from orchestrator.core.codec import SchemaError, convert
 from orchestrator.core.event.parts import Format, Game, Options, RoundNotes, Schedule, StateError
-
-if TYPE_CHECKING:  # the model's rules and events pair with the systems: it imports us
-    from orchestrator.core.event.model import Rules, Tournament
 
 __all__ = [
     "NO_OPTIONS",
@@ -46,6 +43,10 @@ NO_OPTIONS = NoOptions()
 
 
 Opts = TypeVar("Opts", bound=msgspec.Struct)
+#: the event a system pairs: `core/event/model.py`'s `Tournament`, which validates its rules
+#: against the systems here, so this module names it only as a type variable (no import of
+#: the model, not even for types: the model stands on the registry, never the other way)
+Event = TypeVar("Event")
 
 
 class Draft(RoundNotes, frozen=True):
@@ -125,14 +126,14 @@ def any_field(options: Any, entrants: int) -> str | None:
 
 
 @dataclass(frozen=True)
-class System(Generic[Opts]):
+class System(Generic[Opts, Event]):
     """A pairing system: how it is named, configured and run."""
 
     name: str
     #: one line for the help texts and docs
     summary: str
     #: the first leg of the next round of a tournament, with the system's options
-    pair: Callable[[Tournament, Opts], Draft]
+    pair: Callable[[Event, Opts], Draft]
     #: the options it takes (`system_options`): a frozen msgspec Struct
     options: type[Opts] = NoOptions  # type: ignore[assignment]
     #: how the system is named in a sentence ("a round robin")
@@ -158,10 +159,10 @@ class System(Generic[Opts]):
     ends_itself: bool = False
     #: for a system whose rounds are not everyone's (a knockout, a gauntlet): checks that
     #: the played rounds are its own, a `StateError` naming the first that is not
-    check_rounds: Callable[[Tournament, Opts], None] | None = None
-    #: the games of a whole event of `entrants` under these rules, for a system whose rounds
+    check_rounds: Callable[[Event, Opts], None] | None = None
+    #: the games of a whole event (its entrants, under its rules), for a system whose rounds
     #: do not all have a game per pair (None: a full round's games in every round)
-    games_planned: Callable[[int, Rules, Opts], int] | None = None
+    games_planned: Callable[[Event, Opts], int] | None = None
     #: whether its BYE scores a win of each game of a pair (the Swiss rule), or is a rest
     #: day that scores nothing (a round robin's, as FIDE's Berger tables and TCEC count it)
     bye_scores: bool = True
@@ -219,7 +220,7 @@ class System(Generic[Opts]):
         """
         return self.max_rounds(entrants, cycles, self.parse(options))
 
-    def first_leg(self, t: Tournament, options: Mapping[str, Any]) -> Draft:
+    def first_leg(self, t: Event, options: Mapping[str, Any]) -> Draft:
         """The first leg of `t`'s next round by this system."""
         return self.pair(t, self.parse(options))
 
@@ -241,10 +242,10 @@ BUILTIN: dict[str, str] = {
     "gauntlet": "orchestrator.core.pairing.gauntlet:GAUNTLET",
     "match": "orchestrator.core.pairing.gauntlet:MATCH",
 }
-_SYSTEMS: dict[str, System[Any] | str] = dict(BUILTIN)
+_SYSTEMS: dict[str, System[Any, Any] | str] = dict(BUILTIN)
 
 
-def register(system: System[Any]) -> System[Any]:
+def register(system: System[Any, Any]) -> System[Any, Any]:
     """Make `system` known by its name (a second system of the same name replaces it).
 
     >>> toy = register(System("toy", "a toy", lambda t, options: Draft(())))
@@ -274,7 +275,7 @@ def names() -> tuple[str, ...]:
     return tuple(_SYSTEMS)
 
 
-def lookup(name: str) -> System[Any]:
+def lookup(name: str) -> System[Any, Any]:
     """The system called `name`; a `StateError` listing them all when there is none.
 
     >>> lookup("koth").takes
@@ -289,6 +290,6 @@ def lookup(name: str) -> System[Any]:
         raise StateError(f"unknown system {name!r} (one of {', '.join(_SYSTEMS)})")
     if isinstance(system, str):  # a built-in one, used for the first time
         module, _, attribute = system.partition(":")
-        found: System[Any] = getattr(importlib.import_module(module), attribute)
+        found: System[Any, Any] = getattr(importlib.import_module(module), attribute)
         system = register(found)
     return system
