@@ -13,6 +13,19 @@ import structlog
 #: the file the log goes to (`--log-file`), which the daemon's own processes (its web view,
 #: its kibitzers) are given too; None: standard output
 _FILE: list[Path | None] = [None]
+#: `--log-level`: the least level logged (the daemon's children are given it too)
+LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+}
+_LEVEL = ["info"]
+
+
+def log_level() -> str:
+    """The level `configure` was given, by name (the daemon's children log at it too)."""
+    return _LEVEL[0]
 
 
 def log_file() -> Path | None:
@@ -44,15 +57,18 @@ class LogFile:
 def configure(
     *,
     json: bool | None = None,
-    level: int = logging.INFO,
+    level: str = "info",
     stream: TextIO | None = None,
     file: Path | None = None,
 ) -> None:
     """Pretty lines on a terminal, one JSON object per line otherwise (journald, files), on
     standard output, or `stream`, or appended to `file` (`--log-file`; `run --output` keeps
-    standard output for its games)."""
+    standard output for its games); the daemon's lines at `level` and above (`LEVELS`), the
+    libraries' from warnings up, or all of them at "debug" (asyncio's, Dask's, and
+    python-chess's engine lines outside the moves: handshakes, new games)."""
     out: TextIO = stream or sys.stdout
     _FILE[0] = file
+    _LEVEL[0] = level
     if file is not None:
         out = LogFile(file)  # type: ignore[assignment]
     if json is None:
@@ -67,11 +83,11 @@ def configure(
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             renderer,
         ],
-        wrapper_class=structlog.make_filtering_bound_logger(level),
+        wrapper_class=structlog.make_filtering_bound_logger(LEVELS[level]),
         logger_factory=structlog.PrintLoggerFactory(out),
         cache_logger_on_first_use=False,
     )
-    _libraries_through(renderer, out if out is not sys.stdout else None)
+    _libraries_through(renderer, out if out is not sys.stdout else None, LEVELS[level])
 
 
 class _Libraries(logging.Handler):
@@ -100,9 +116,12 @@ def _library_log(
     return event
 
 
-def _libraries_through(renderer: structlog.typing.Processor, stream: TextIO | None) -> None:
-    """Send the standard library's log records (warnings and worse) through structlog: one
-    line each, JSON when the daemon's lines are, a traceback inside its line."""
+def _libraries_through(
+    renderer: structlog.typing.Processor, stream: TextIO | None, level: int = logging.INFO
+) -> None:
+    """Send the standard library's log records (warnings and worse; everything at `level`
+    DEBUG) through structlog: one line each, JSON when the daemon's lines are, a traceback
+    inside its line."""
     root = logging.getLogger()
     for handler in [h for h in root.handlers if isinstance(h, _Libraries)]:
         root.removeHandler(handler)
@@ -118,8 +137,13 @@ def _libraries_through(renderer: structlog.typing.Processor, stream: TextIO | No
             processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, renderer],
         )
     )
-    handler.setLevel(logging.WARNING)
+    least = logging.DEBUG if level <= logging.DEBUG else max(logging.WARNING, level)
+    handler.setLevel(least)
     root.addHandler(handler)
+    if level <= logging.DEBUG or root.level > least:
+        root.setLevel(least)
+    if level <= logging.DEBUG:  # python-chess's, quiet otherwise (`cli/base.py`)
+        logging.getLogger("chess.engine").setLevel(logging.DEBUG)
 
 
 class RateLimit(logging.Filter):

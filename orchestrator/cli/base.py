@@ -6,6 +6,7 @@ import logging
 import sqlite3
 import sys
 from collections.abc import Callable, Sequence
+from enum import StrEnum
 from functools import wraps
 from pathlib import Path
 from typing import Annotated, Any, NoReturn, ParamSpec, TypeVar
@@ -165,6 +166,25 @@ def fail(message: str, code: int = 2) -> typer.Exit:
 LogFileOpt = Annotated[
     Path | None,
     typer.Option(help="Append the log (JSON lines) to this file instead of standard output."),
+]
+
+
+class LogLevel(StrEnum):
+    """`--log-level`: the least level logged (`orchestrator/logs.py: LEVELS`)."""
+
+    debug = "debug"
+    info = "info"
+    warning = "warning"
+    error = "error"
+
+
+#: `--log-level`: `run`, `match`, `season run`, `serve`, `season serve`
+LogLevelOpt = Annotated[
+    LogLevel,
+    typer.Option(
+        help="The least level logged; debug adds the libraries' own lines (python-chess's "
+        "handshakes with the engines among them; every engine line is in its game's log)."
+    ),
 ]
 
 

@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from orchestrator.cli.base import LogFileOpt, app, fail, log_target, user_errors
+from orchestrator.cli.base import (
+    LogFileOpt,
+    LogLevel,
+    LogLevelOpt,
+    app,
+    fail,
+    log_target,
+    user_errors,
+)
 from orchestrator.cli.web import parse_address
 from orchestrator.core.event.console import Form
 
@@ -86,10 +94,12 @@ def run(
     http: Annotated[str | None, typer.Option(help="Also serve the web view at HOST:PORT.")] = None,
     output: OutputOpt = None,
     log_file: LogFileOpt = None,
+    log_level: LogLevelOpt = LogLevel.info,
 ) -> None:
     """Run the event of CONFIG, or resume it, to its final standings."""
     address = parse_address(http) if http else None
-    _run(config, force, drain, address, output, log_file or _beside(config, output))
+    target = log_file or _beside(config, output)
+    _run(config, force, drain, address, output, target, log_level.value)
 
 
 def _beside(config: Path, output: Output | None) -> Path | None:
@@ -106,6 +116,7 @@ def _run(
     address: tuple[str, int] | None,
     output: Output | None,
     log_file: Path | None,
+    log_level: str,
     accepted: Callable[[], None] | None = None,
 ) -> None:
     import asyncio
@@ -114,7 +125,7 @@ def _run(
     from orchestrator.daemon.run import run_event
     from orchestrator.logs import configure
 
-    configure(file=log_target(log_file))
+    configure(file=log_target(log_file), level=log_level)
     form: Form | None = None if output is None else output.value
     try:
         code = asyncio.run(run_event(source, force, drain, address, form, accepted=accepted))
@@ -151,6 +162,7 @@ def match(
         bool, typer.Option(help="Resume although the match's settings changed.")
     ] = False,
     log_file: LogFileOpt = None,
+    log_level: LogLevelOpt = LogLevel.info,
 ) -> None:
     """Play a match of two engines without a config file, as fastchess's -quick does.
 
@@ -220,4 +232,5 @@ def match(
         if before != text:
             write_atomic(config, text)
 
-    _run(loaded, force, False, None, output, log_file or _beside(config, output), accepted)
+    target = log_file or _beside(config, output)
+    _run(loaded, force, False, None, output, target, log_level.value, accepted)

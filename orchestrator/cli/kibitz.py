@@ -8,7 +8,16 @@ from typing import Annotated
 
 import typer
 
-from orchestrator.cli.base import LogFileOpt, ParentOpt, app, as_child, log_target, user_errors
+from orchestrator.cli.base import (
+    LogFileOpt,
+    LogLevel,
+    LogLevelOpt,
+    ParentOpt,
+    app,
+    as_child,
+    log_target,
+    user_errors,
+)
 
 
 @app.command(hidden=True)
@@ -21,6 +30,7 @@ def kibitz(
         typer.Option(hidden=True, help="A pipe to the daemon, closed once the kibitzers run."),
     ] = None,
     log_file: LogFileOpt = None,
+    log_level: LogLevelOpt = LogLevel.info,
 ) -> None:
     """Run the event's kibitzers on the featured game until stopped (SIGTERM)."""
     import asyncio
@@ -35,7 +45,7 @@ def kibitz(
     target = log_target(log_file)
     as_child(db, parent, become_child)
     idle_priority()
-    configure(file=target)
+    configure(file=target, level=log_level.value)
 
     def ready() -> None:
         if ready_fd is not None:

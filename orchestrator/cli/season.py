@@ -9,6 +9,8 @@ import typer
 
 from orchestrator.cli.base import (
     LogFileOpt,
+    LogLevel,
+    LogLevelOpt,
     OneLineGroup,
     ParentOpt,
     app,
@@ -64,6 +66,7 @@ def run(
         typer.Option(help="Resume an event although settings that affect future games changed."),
     ] = False,
     log_file: LogFileOpt = None,
+    log_level: LogLevelOpt = LogLevel.info,
 ) -> None:
     """Play SEASON's events in order, unattended; the same command resumes it."""
     import asyncio
@@ -75,7 +78,7 @@ def run(
 
     address = parse_address(http) if http else None
     loaded = load_season(season)
-    configure(file=log_target(log_file))
+    configure(file=log_target(log_file), level=log_level.value)
     raise typer.Exit(asyncio.run(run_season(loaded, address, force=force)))
 
 
@@ -153,6 +156,7 @@ def serve(
     fd: FdOpt = None,
     parent: ParentOpt = None,
     log_file: LogFileOpt = None,
+    log_level: LogLevelOpt = LogLevel.info,
 ) -> None:
     """Serve SEASON's web view: its page, and every event's pages under the event's name."""
     from orchestrator.config.season import load_season
@@ -170,6 +174,7 @@ def serve(
         fd=fd,
         parent=parent,
         log_file=target,
+        log_level=log_level.value,
         season=str(season),
     )
 

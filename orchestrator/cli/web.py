@@ -12,6 +12,8 @@ import typer
 
 from orchestrator.cli.base import (
     LogFileOpt,
+    LogLevel,
+    LogLevelOpt,
     ParentOpt,
     app,
     as_child,
@@ -46,6 +48,7 @@ def serve_view(
     fd: int | None,
     parent: int | None,
     log_file: Path | None = None,
+    log_level: str = "info",
     **about: str,
 ) -> None:
     """Serve the web view `make` builds until stopped; the `serving` log line carries `about`
@@ -61,7 +64,7 @@ def serve_view(
 
     if parent is None:
         os.nice(WebProcess.NICE)  # beside a daemon, engines and their clocks come first
-    configure(file=log_file)
+    configure(file=log_file, level=log_level)
     limit_server_errors()
     log = structlog.get_logger()
     listening = None if fd is None else socket.socket(fileno=fd)
@@ -83,6 +86,7 @@ def serve(
     fd: FdOpt = None,
     parent: ParentOpt = None,
     log_file: LogFileOpt = None,
+    log_level: LogLevelOpt = LogLevel.info,
 ) -> None:
     """Serve the web view of DB: overview, standings, crosstable, games, PGN downloads."""
     from orchestrator.daemon.system import become_web_child
@@ -92,5 +96,6 @@ def serve(
     as_child(db, parent, become_web_child)
     serve_view(
         lambda: make_app(db), host=host, port=port, fd=fd, parent=parent, log_file=target,
+        log_level=log_level.value,
         database=str(db),
     )  # fmt: skip

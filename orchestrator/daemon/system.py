@@ -21,7 +21,7 @@ from orchestrator.config.model import ConfigError
 from orchestrator.engines.adapter import ENGINE_PIDS, die_with_parent
 from orchestrator.engines.procfs import children
 from orchestrator.executor import HELPER_PIDS
-from orchestrator.logs import log_file
+from orchestrator.logs import log_file, log_level
 
 
 def notify(message: str) -> None:
@@ -97,10 +97,11 @@ class WebProcess:
 
 
 def _logging_to() -> list[str]:
-    """A child's `--log-file`: the daemon's, where it logs to a file (never to the standard
-    output that `run --output` keeps for its games)."""
+    """A child's `--log-file` and `--log-level`: the daemon's (a file, where it logs to one:
+    never the standard output that `run --output` keeps for its games)."""
     path = log_file()
-    return [] if path is None else ["--log-file", str(path)]
+    level = ["--log-level", log_level()]
+    return level if path is None else ["--log-file", str(path), *level]
 
 
 def stop_child(process: subprocess.Popen[bytes] | None) -> None:

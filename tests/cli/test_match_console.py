@@ -100,3 +100,22 @@ def test_strikes_in_a_match_end_it_as_planned(tmp_path: Path) -> None:
         results = conn.execute("SELECT white, result FROM games ORDER BY id").fetchall()
     assert len(results) == 6  # (in the last round, with no round left, it may withdraw)
     assert all((r == "1-0") == (white == "Good") for white, r in results)
+
+
+def test_log_level_keeps_the_lines_at_it_and_above(tmp_path: Path) -> None:
+    """`--log-level warning`: a match that goes well logs nothing; `--log-level debug`: the
+    daemon's lines and the libraries' own, python-chess's engine lines among them."""
+    for level in ("warning", "debug"):
+        out = orchestrator(
+            tmp_path, "match", engine("A"), engine("B"), "--games", "2", "--tc", "1+0.01",
+            "--db", f"{level}.sqlite", "--log-file", f"{level}.log", "--log-level", level,
+        )  # fmt: skip
+        assert out.returncode == 0, out.stderr[-3000:]
+    assert not (tmp_path / "warning.log").exists()  # not a line: the file is never made
+    lines = [json.loads(line) for line in (tmp_path / "debug.log").read_text().splitlines()]
+    events = {line["event"] for line in lines}
+    assert {"tournament_started", "game_finished", "tournament_finished"} <= events
+    engine_lines = [
+        line for line in lines if line["event"] == "library_log" and line["level"] == "debug"
+    ]
+    assert any(line["logger"] == "chess.engine" for line in engine_lines), events
