@@ -111,12 +111,18 @@ def export(
             "--logs", help="Write the games' engine logs into this folder instead of PGN."
         ),
     ] = None,
+    epd: Annotated[
+        bool, typer.Option("--epd", help="Each game's final position as EPD, with its id.")
+    ] = False,
     db: DbOpt = None,
     config: ConfigOpt = Path("engines.toml"),
 ) -> None:
     """The finished games as PGN (the whole event, or one round), in round and playing order;
-    with --logs, their engine logs."""
-    from orchestrator.event.export import event_pgn, round_pgn
+    with --epd their final positions, with --logs their engine logs."""
+    from orchestrator.event.export import event_pgn, final_epd, round_pgn
+
+    if sum((epd, as_json, logs is not None)) > 1:
+        raise fail("export: give one of --epd, --json and --logs")
 
     path = database(db, config)
     event = view(path, config, pgn=logs is None)
@@ -137,6 +143,8 @@ def export(
         from orchestrator.event.read import exported
 
         text = json.dumps(exported(event, rounds), indent=1) + "\n"
+    elif epd:
+        text = final_epd(rounds)
     else:
         text = round_pgn(rounds[0]) if round_number is not None else event_pgn(rounds)
     if output:

@@ -104,6 +104,29 @@ def round_pgn(rnd: RoundRow) -> str:
     return "".join((g.pgn or "") + "\n" for g in rnd.games if g.status == "finished")
 
 
+def final_epd(rounds: Sequence[RoundRow]) -> str:
+    """Each finished game's last position as an EPD line (python-chess's), with its game's
+    id: ``id "<game id>"`` (`export --epd`, cutechess's ``-epdout``); a game forfeited
+    before a move, its starting position.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> print(final_epd(sample_view().rounds), end="")
+    rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - id "1";
+    """
+    import chess
+
+    lines = []
+    for rnd in rounds:
+        for game in rnd.games:
+            if game.status != "finished":
+                continue
+            chess960 = game.opening is not None and game.opening.chess960
+            fen = game.final_fen or (game.opening.fen if game.opening else chess.STARTING_FEN)
+            board = chess.Board(fen, chess960=chess960)
+            lines.append(board.epd(id=str(game.id)) + "\n")
+    return "".join(lines)
+
+
 def event_pgn(rounds: Sequence[RoundRow]) -> str:
     """The finished games of the event, in round and playing order.
 

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import chess
 import chess.pgn
 import pytest
 from typer.testing import CliRunner
@@ -100,6 +101,14 @@ def test_event_runs_to_the_end_and_everything_agrees(uninterrupted: Path) -> Non
     assert status["finished"] and status["games_finished"] == 50 and not status["games_running"]
     exported = cli("export", "--db", str(db))
     assert exported == (pgn_folder / "Daemon_Test.pgn").read_text()
+    # --epd: a line a game, its id and its last position, as the database holds them
+    with sqlite3.connect(db) as conn:
+        finals = {str(i): fen for i, fen in conn.execute("SELECT id, final_fen FROM games")}
+    epd = cli("export", "--db", str(db), "--epd").splitlines()
+    assert len(epd) == len(finals) == 50
+    for line in epd:
+        board, operations = chess.Board.from_epd(line)
+        assert board.epd() == chess.Board(finals[str(operations["id"])]).epd()
     assert cli("pairings", "--db", str(db), "--round", "2", "--json")["games"][0]["number"] == 1
 
 
