@@ -252,6 +252,11 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
     #: the most games at once `concurrency` may ask for: a documented cap, which a config
     #: raises on purpose (each game is two engine processes, and with `processes` a worker)
     concurrency_cap: Positive = 64
+    #: a pause (ms) between one game's end and the next game's start in its place (a slot
+    #: of `concurrency`), as cutechess's `-wait`
+    wait_ms: Annotated[
+        int, msgspec.Meta(ge=0, le=3_600_000, description="an integer from 0 to 3600000 (ms)")
+    ] = 0
     #: standard chess, Chess960 ("chess960"), or double Chess960 ("dfrc")
     variant: Variant = "standard"
     #: engines think on the opponent's time (an engine's own `ponder` overrides it)

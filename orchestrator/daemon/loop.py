@@ -135,6 +135,8 @@ class Daemon:
         self.hosts_seen: set[str] = set()  # game hosts connected at some time
         #: the PGN and standings files missed a write (a full disk): all are written again
         self.outputs_stale = False
+        #: when the places of games that ended rest till (`wait_ms`), monotonic
+        self.resting: list[float] = []
         #: when the standings files were last written, and whether a round's end since waits
         #: for its write (`STANDINGS_EVERY_S`)
         self.standings_at = -STANDINGS_EVERY_S
@@ -373,11 +375,14 @@ class Daemon:
         """Start games in playing order, `concurrency` at a time, never one engine in two
         games: the first game that cannot start yet holds back the ones after it."""
         busy = {name for r in running.values() for name in r.players}
+        now = time.monotonic()
+        self.resting = [until for until in self.resting if until > now]
         for game in unfinished:
             if game.id in running:
                 continue
             players = {game.white, game.black}
-            if len(running) >= self.config.tournament.concurrency or players & busy:
+            taken = len(running) + len(self.resting)
+            if taken >= self.config.tournament.concurrency or players & busy:
                 return
             busy |= players
             task = asyncio.create_task(self._play(rnd, game), name=f"game-{game.id}")
@@ -387,16 +392,23 @@ class Daemon:
         """Until a game ends, a stop is asked for, or a second has passed (controls)."""
         stop = asyncio.create_task(self.stopping.wait())
         waiting = {r.task for r in running.values()} | (set() if self.stopping.is_set() else {stop})
+        # a place that rests (`wait_ms`) takes its next game as soon as its pause is over
+        tick = min([TICK_S, *(until - time.monotonic() for until in self.resting)])
         try:
             if waiting:
-                await asyncio.wait(waiting, timeout=TICK_S, return_when=asyncio.FIRST_COMPLETED)
+                await asyncio.wait(
+                    waiting, timeout=max(0.0, tick), return_when=asyncio.FIRST_COMPLETED
+                )
             else:
-                await asyncio.sleep(TICK_S)
+                await asyncio.sleep(max(0.0, tick))
         finally:
             stop.cancel()
+        pause = self.config.tournament.wait_ms / 1000
         for game, r in list(running.items()):
             if r.task.done():
                 del running[game]
+                if pause:
+                    self.resting.append(time.monotonic() + pause)
                 if not r.task.cancelled() and (error := r.task.exception()) is not None:
                     raise error
 

@@ -42,6 +42,7 @@ LOCKED = (
 FREE = (
     "concurrency",
     "concurrency_cap",
+    "wait_ms",
     "database",
     "pgn_dir",
     "site",

@@ -88,6 +88,7 @@ def test_the_stored_form_round_trips_and_keeps_the_old_keys() -> None:
         "opening_plies": None,
         "book": None,
         "book_depth": 8,
+        "wait_ms": 0,
     }
     nothing_lost = STORED_BY_0_1 | new_keys
     nothing_lost["adjudication"] = STORED_BY_0_1["adjudication"] | {
@@ -135,6 +136,7 @@ CHANGES: list[tuple[str, Any, str]] = [
     ("ponder", True, "forced"),
     ("concurrency", 4, "free"),
     ("concurrency_cap", 128, "free"),
+    ("wait_ms", 500, "free"),
     ("database", Path("other.sqlite"), "free"),
     ("pgn_dir", Path("elsewhere"), "free"),
     ("site", "Mars", "free"),
