@@ -125,6 +125,18 @@ class EngineSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     #: a cap on each of its searches, with its clock or without one (`tc = "inf"`)
     nodes: Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)] | None = None
     depth: Annotated[int, msgspec.Meta(ge=1, le=1000)] | None = None
+    #: lines sent once after the handshake and its options, before the first game
+    #: (cutechess's `initstr`)
+    init: Annotated[
+        tuple[str, ...], msgspec.Meta(description="a list of lines for the engine")
+    ] = ()
+
+    def _check_init(self) -> None:
+        for line in self.init:
+            if not line.strip() or any(ord(c) < 32 or ord(c) == 127 for c in line):
+                raise ValueError(
+                    f"init: {line!r} is not a line: each is text without control characters"
+                )
 
     def own_tc(self, event: TimeControl) -> TimeControl:
         """Its time control in an event of time control `event`: its own, else the event's.
@@ -179,6 +191,7 @@ class EngineConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_fie
         if not self.command[0]:
             raise ValueError("command: expected a command line (string or list of strings)")
         _check_requires(self.requires)
+        self._check_init()
 
     @property
     def settings(self) -> EngineSettings:
@@ -192,6 +205,7 @@ class EngineConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_fie
             timemargin_ms=self.timemargin_ms,
             nodes=self.nodes,
             depth=self.depth,
+            init=self.init,
         )
 
 
@@ -224,6 +238,7 @@ class KibitzerConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_f
                     "player's key"
                 )
         _check_requires(self.requires)
+        self._check_init()
 
     def engine(self) -> EngineConfig:
         """The kibitzer as an engine the adapter starts."""
@@ -234,6 +249,7 @@ class KibitzerConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_f
             options=self.options,
             workdir=self.workdir,
             startup_timeout=self.startup_timeout,
+            init=self.init,
         )
 
 

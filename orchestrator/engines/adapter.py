@@ -971,6 +971,11 @@ class Engine:
                 }
                 async with asyncio.timeout(config.startup_timeout):
                     await protocol.configure(options)
+            if config.init:  # its own lines (`init`), taken in before any game
+                for line in config.init:
+                    protocol.send_line(line)
+                async with asyncio.timeout(config.startup_timeout):
+                    await protocol.ping()
         except TimeoutError:
             await engine.close()
             raise engine.fault(

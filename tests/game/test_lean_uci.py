@@ -85,3 +85,17 @@ async def test_the_lean_move_writes_position_and_go_at_once_and_plays() -> None:
             assert written[n - 1][0] == written[n][0]
     finally:
         await engine.close()
+
+
+async def test_init_lines_go_after_the_handshake_before_any_game() -> None:
+    """`init`: each line written once, after `uciok` and the options, and taken in (the
+    engine answered `isready`) before the engine is handed over."""
+    journal = Journal()
+    engine = await Engine.start(scripted("S", init=("debug off", "setoption name X")), journal)
+    await engine.close()
+    lines = [line.split(maxsplit=1)[1] for line in journal.take().splitlines()]
+    written = [line for line in lines if line.startswith(">S: ")]
+    assert written.index(">S: debug off") == written.index(">S: setoption name X") - 1
+    assert lines.index("<S: uciok") < lines.index(">S: debug off")
+    assert written[written.index(">S: setoption name X") + 1] == ">S: isready"
+    assert lines.index(">S: setoption name X") < lines.index("<S: readyok")
