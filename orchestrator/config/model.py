@@ -130,6 +130,9 @@ class EngineSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     init: Annotated[
         tuple[str, ...], msgspec.Meta(description="a list of lines for the engine")
     ] = ()
+    #: its scores are from White's side, not its own (cutechess's `whitepov`): turned to
+    #: the mover's before adjudication, the PGN and the live files
+    white_pov: bool = False
 
     def _check_init(self) -> None:
         for line in self.init:
@@ -206,6 +209,7 @@ class EngineConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_fie
             nodes=self.nodes,
             depth=self.depth,
             init=self.init,
+            white_pov=self.white_pov,
         )
 
 

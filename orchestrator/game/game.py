@@ -478,6 +478,8 @@ class _Game:
         clock_after = self._charge(colour, used_ms, engine.name)
         info, pv = engine.move_info(board, played)
         pov = info.get("score")
+        if pov is not None and colour == chess.BLACK and self.config(colour).white_pov:
+            pov = chess.engine.PovScore(-pov.relative, pov.turn)  # it said White's view
         score = None if pov is None else _score(pov.pov(colour))
         reported = info.get("time")
         fullmove = board.fullmove_number

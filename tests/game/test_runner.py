@@ -304,6 +304,25 @@ async def test_xboard_engines_play_and_resign() -> None:
     assert r.details == "White resigns"
 
 
+@pytest.mark.parametrize("protocol", ["xboard", "uci"])
+async def test_white_pov_scores_are_turned_to_the_movers(protocol: str) -> None:
+    """Two engines that both say +1.20 from White's side: with `white_pov`, Black's moves
+    are recorded at -1.20 (its own view), White's at +1.20; without it, as said."""
+    args = ("--score", "120", "--moves", "e2e4 e7e5 g1f3 b8c6")
+    turned = await play(
+        scripted("W", *args, protocol=protocol, white_pov=True),
+        scripted("B", *args, protocol=protocol, white_pov=True),
+        adjudication=Adjudication(win=None, draw=None, max_moves=2),
+    )
+    said = await play(
+        scripted("W", *args, protocol=protocol),
+        scripted("B", *args, protocol=protocol),
+        adjudication=Adjudication(win=None, draw=None, max_moves=2),
+    )
+    assert [m.score.score() for m in turned.moves if m.score] == [120, -120, 120, -120]
+    assert [m.score.score() for m in said.moves if m.score] == [120, 120, 120, 120]
+
+
 async def test_book_moves_and_fen_in_the_pgn() -> None:
     opening = Opening.from_san("1. e4 e5 2. Nf3")
     r = await play(
