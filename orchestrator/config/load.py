@@ -64,7 +64,7 @@ _PATHS = {
     "tournament": ("openings", "book", "database", "pgn_dir", "live_dir", "tls_ca_file", "tls_cert",
                    "tls_key"),
     "adjudication": ("tablebases",),
-    "engine": ("workdir",),
+    "engine": ("workdir", "stderr"),
     "kibitzer": ("workdir",),
 }  # fmt: skip
 
@@ -429,6 +429,9 @@ def check_engine_files(path: Path, engine: EngineConfig) -> None:
     where = f'{path}: [[engine]] "{engine.name}"'
     if engine.workdir is not None and not engine.workdir.is_dir():
         raise ConfigError(f"{where} workdir: no such folder {str(engine.workdir)!r}")
+    if engine.stderr is not None and (engine.stderr.is_dir() or not engine.stderr.parent.is_dir()):
+        wrong = "is a folder" if engine.stderr.is_dir() else "is in no folder that exists"
+        raise ConfigError(f"{where} stderr: {str(engine.stderr)!r} {wrong}: name a file")
     if resolve_command(engine) is None:
         raise ConfigError(
             f"{where} command: {engine.command[0]!r} is not an executable program "

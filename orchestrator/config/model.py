@@ -188,6 +188,9 @@ class EngineConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_fie
     #: whatever the daemon does); "pipe", when the daemon reads them, for an engine whose
     #: runtime cannot write to a socket (Node.js, which discards output it cannot place)
     stdout: Literal["socket", "pipe"] = "socket"
+    #: a file its stderr lines are appended to, each with its game (None: its games' logs
+    #: alone keep them)
+    stderr: Path | None = None
 
     def __post_init__(self) -> None:
         _clean(self, "name", "team")

@@ -26,6 +26,7 @@ from typing import Any, cast
 
 import chess
 import chess.engine
+import structlog
 
 from orchestrator.config.model import EngineConfig
 from orchestrator.core.errors import DaemonFault
@@ -115,6 +116,75 @@ def uci_info(line: str, turn: chess.Color) -> chess.engine.InfoDict:
 
 #: lines an engine prints before its first game's log takes them (its banner, handshake)
 EARLY_LINES = 200
+#: what an engine's stderr file (`[[engine]] stderr`) keeps of one game, in bytes
+STDERR_KEPT = 1 << 20
+
+
+class StderrFile:
+    """An engine's stderr lines appended to its `stderr` file, each after the name of the
+    game it played (`-` before its first): at most `STDERR_KEPT` bytes a game, the rest
+    counted in a line of its own.  The file is opened at its first line; a file that cannot
+    be written is the machine's trouble, logged once (`engine_stderr_failed`), never the
+    engine's.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "sf.err"
+    >>> out = StderrFile(path)
+    >>> out.line("loading net")
+    >>> out.start("Season:12")
+    >>> out.line("info: hash full")
+    >>> out.close()
+    >>> print(path.read_text(), end="")
+    -: loading net
+    Season:12: info: hash full
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.handle: Any = None
+        self.game = "-"
+        self.size = 0
+        self.dropped = 0
+        self.failed = False
+
+    def start(self, game: str) -> None:
+        """The engine's lines belong to `game` from now on."""
+        self._count()
+        self.game, self.size = game, 0
+
+    def line(self, text: str) -> None:
+        entry = f"{self.game}: {text}\n"
+        if self.size + len(entry) > STDERR_KEPT:
+            self.dropped += 1
+            return
+        self.size += len(entry)
+        self._write(entry)
+
+    def _count(self) -> None:
+        if self.dropped:
+            lines = "line" if self.dropped == 1 else "lines"
+            self._write(f"{self.game}: [{self.dropped} more {lines} not kept]\n")
+            self.dropped = 0
+
+    def _write(self, text: str) -> None:
+        if self.failed:
+            return
+        try:
+            if self.handle is None:
+                self.handle = self.path.open("a", encoding="utf-8", buffering=1)
+            self.handle.write(text)
+        except OSError as exc:
+            self.failed = True
+            structlog.get_logger().error(
+                "engine_stderr_failed", path=str(self.path), error=exc.strerror or str(exc)
+            )
+
+    def close(self) -> None:
+        self._count()
+        if self.handle is not None:
+            with contextlib.suppress(OSError):
+                self.handle.close()
+            self.handle = None
 
 
 _PR_SET_PDEATHSIG = 1
@@ -291,6 +361,8 @@ class _Pipe:
         #: the `info` lines are the runner's alone (`_Uci.arm`): python-chess is not given them
         self.own_info = False
         self._stdin_end: tuple[asyncio.WriteTransport, int] | None = None  # (`_stdin`)
+        #: where its stderr lines go too (`[[engine]] stderr`)
+        self.stderr_file: StderrFile | None = None
 
     def stops(self, data: bytes) -> bool:
         """Whether `data` (a write of the engine's) may hold a line that stops its clock
@@ -476,6 +548,8 @@ class _Pipe:
     def error_line_received(self, line: str) -> None:
         self.tail.append(f"[stderr] {line[:LINE_KEPT]}")
         self.log("!", line)
+        if self.stderr_file is not None:
+            self.stderr_file.line(line)
 
     def move_time_ms(self) -> int | None:
         """The last move's time, from the go line written to the answer written, in whole
@@ -959,6 +1033,8 @@ class Engine:
             protocol.stdout = StampedOutput.attach(ends[0], ends[1], protocol)
         engine = cls(config, transport, protocol)
         protocol.label = config.name
+        if config.stderr is not None:
+            protocol.stderr_file = StderrFile(config.stderr)
         protocol.attach(journal)
         try:
             async with asyncio.timeout(config.startup_timeout):
@@ -1002,6 +1078,8 @@ class Engine:
         python-chess's ``play(game=...)`` does.
         """
         proto, root = self.protocol, board.root()
+        if proto.stderr_file is not None:
+            proto.stderr_file.start(str(key))
         if board.chess960 and not self.supports_chess960:
             raise self.fault(
                 "startup", f"a Chess960 game, and the engine declares {self.chess960_declaration}"
@@ -1073,6 +1151,8 @@ class Engine:
                     self.protocol.stdout.close()
             if self.protocol.returncode.done():
                 ENGINE_PIDS.discard(self.pid)
+            if self.protocol.stderr_file is not None:
+                self.protocol.stderr_file.close()
 
     def kill(self) -> None:
         """Kill the whole process group at once (synchronous: safe on every path)."""

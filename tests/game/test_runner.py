@@ -323,6 +323,23 @@ async def test_white_pov_scores_are_turned_to_the_movers(protocol: str) -> None:
     assert [m.score.score() for m in said.moves if m.score] == [120, 120, 120, 120]
 
 
+async def test_an_engines_stderr_goes_to_its_file_with_its_game(tmp_path: Path) -> None:
+    """`stderr`: the engine's stderr lines appended to its file, each after the game it
+    played, two games of a reused engine one after the other; the game's log has them too."""
+    errors = tmp_path / "w.err"
+    pool = EnginePool()
+    white = scripted("W", "--stderr-at", "2", reuse=True, stderr=errors)
+    try:
+        for key in ("Event:1", "Event:2"):
+            game = spec(white, scripted("B"), game_key=key)
+            logs: list[str] = []
+            await play_game(game, pool=pool, on_log=logs.append)
+            assert "!W: warning 2 from W" in "".join(logs)
+    finally:
+        await pool.close()
+    assert errors.read_text() == "Event:1: warning 2 from W\nEvent:2: warning 2 from W\n"
+
+
 async def test_book_moves_and_fen_in_the_pgn() -> None:
     opening = Opening.from_san("1. e4 e5 2. Nf3")
     r = await play(

@@ -13,6 +13,7 @@ move number in the game (1 = its first move).
     --garbage-at N             answer an unparseable move
     --flood-at N --flood-mb M  at move N, print M megabytes without a newline, then wait
     --spam-at N --spam-mb M    at move N, print M megabytes of `info string` lines, then move
+    --stderr-at N              at move N, print "warning N from NAME" on stderr, then move
     --slow-start S             wait S seconds before the handshake
     --delay MS                 think MS milliseconds per move
     --jitter MS                and 0 to MS more, by the position (the same on replay)
@@ -68,6 +69,7 @@ def options() -> argparse.Namespace:
     p.add_argument("--flood-mb", type=int, default=20)
     p.add_argument("--spam-at", type=int, default=0)
     p.add_argument("--spam-mb", type=int, default=20)
+    p.add_argument("--stderr-at", type=int, default=0)
     p.add_argument("--resign-at", type=int, default=0)
     p.add_argument("--slow-start", type=float, default=0.0)
     p.add_argument("--delay", type=int, default=0)
@@ -184,6 +186,8 @@ class Brain:
             sys.stdout.flush()
             while True:
                 time.sleep(60)
+        if a.stderr_at == n:
+            print(f"warning {n} from {a.name}", file=sys.stderr, flush=True)
         if a.spam_at == n:
             line = "info string " + "y" * 188 + "\n"  # 200 bytes
             for _ in range(a.spam_mb):
