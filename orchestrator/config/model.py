@@ -291,6 +291,9 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
     cpus: str | None = None
     openings: Path | None = None
     opening_order: Literal["random", "sequential"] = "random"
+    #: who shares an opening: each game pair its own ("pair"), or every game of a round the
+    #: round's ("round")
+    opening_policy: Literal["pair", "round"] = "pair"
     #: the suite's line the first pair takes, from 1 (fastchess's `start`)
     opening_start: Positive = 1
     #: a suite's lines are played to at most this many plies (None: whole)

@@ -116,6 +116,7 @@ class Daemon:
             book=read_book(config),
             plies=section.opening_plies,
             start=section.opening_start,
+            policy=section.opening_policy,
         )
         self.drain = drain
         self.stopping = asyncio.Event()

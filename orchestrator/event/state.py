@@ -113,6 +113,8 @@ class OpeningChoice:
     plies: int | None = None
     #: the suite's line the first pair takes, from 1 (`opening_start`)
     start: int = 1
+    #: each game pair takes the next opening ("pair"), or each round ("round")
+    policy: str = "pair"
 
     def for_pair(self, pair: int) -> Opening | None:
         """The opening of the event's `pair`-th pair: from the suite, or in a Chess960 event
@@ -155,15 +157,24 @@ def new_games(pairing: Pairing, first_pair: int, openings: OpeningChoice) -> lis
     >>> knockout = Pairing(5, (Game("A", "B", stage=2, match=1, number=3),), openings=(4,))
     >>> [(g.pair, g.stage, g.slot, g.match_game) for g in new_games(knockout, 7, OpeningChoice(()))]
     [(4, 2, 1, 3)]
+
+    With `opening_policy = "round"` every game of round 3 takes the suite's third opening:
+
+    >>> suite = [Opening(name) for name in "abcd"]
+    >>> choice = OpeningChoice(suite, order="sequential", policy="round")
+    >>> round_3 = Pairing(3, (Game("A", "B"), Game("C", "D"), Game("B", "A"), Game("D", "C")))
+    >>> [(g.pair, g.opening.name) for g in new_games(round_3, 4, choice)]
+    [(4, 'c'), (5, 'c'), (4, 'c'), (5, 'c')]
     """
     pairs = list(pairing.openings) or pair_numbers(pairing.games, first_pair)
+    by_round = openings.policy == "round" and not pairing.openings
     return [
         NewGame(
             number,
             pair,
             game.white,
             game.black,
-            openings.for_pair(pair),
+            openings.for_pair(pairing.round - 1 if by_round else pair),
             game.stage,
             game.match,
             game.number,

@@ -89,6 +89,7 @@ def test_the_stored_form_round_trips_and_keeps_the_old_keys() -> None:
         "book": None,
         "book_depth": 8,
         "wait_ms": 0,
+        "opening_policy": "pair",
     }
     nothing_lost = STORED_BY_0_1 | new_keys
     nothing_lost["adjudication"] = STORED_BY_0_1["adjudication"] | {
@@ -135,6 +136,7 @@ CHANGES: list[tuple[str, Any, str]] = [
     ("strikes", 3, "forced"),
     ("withdrawn_games", "cancel", "forced"),
     ("ponder", True, "forced"),
+    ("opening_policy", "round", "forced"),
     ("concurrency", 4, "free"),
     ("concurrency_cap", 128, "free"),
     ("wait_ms", 500, "free"),
