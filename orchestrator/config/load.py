@@ -64,7 +64,7 @@ _PATHS = {
     "tournament": ("openings", "book", "database", "pgn_dir", "live_dir", "tls_ca_file", "tls_cert",
                    "tls_key"),
     "adjudication": ("tablebases",),
-    "engine": ("workdir", "stderr"),
+    "engine": ("workdir", "stderr", "book"),
     "kibitzer": ("workdir",),
 }  # fmt: skip
 
@@ -429,6 +429,8 @@ def check_engine_files(path: Path, engine: EngineConfig) -> None:
     where = f'{path}: [[engine]] "{engine.name}"'
     if engine.workdir is not None and not engine.workdir.is_dir():
         raise ConfigError(f"{where} workdir: no such folder {str(engine.workdir)!r}")
+    if engine.book is not None:
+        open_book(engine.book, engine.book_depth, f"{where} book").close()
     if engine.stderr is not None and (engine.stderr.is_dir() or not engine.stderr.parent.is_dir()):
         wrong = "is a folder" if engine.stderr.is_dir() else "is in no folder that exists"
         raise ConfigError(f"{where} stderr: {str(engine.stderr)!r} {wrong}: name a file")
@@ -525,13 +527,9 @@ def read_openings(config: Config) -> list[Opening] | None:
     return suite
 
 
-def read_book(config: Config) -> Book | None:
-    """The config's Polyglot book, opened (None without one); a `ConfigError` naming the file
-    when it cannot be read or is not a book."""
-    path = config.tournament.book
-    if path is None:
-        return None
-    where = f"{config.path}: [tournament] book"
+def open_book(path: Path, depth: int, where: str) -> Book:
+    """The Polyglot book at `path`, opened; a `ConfigError` starting with `where` when it
+    cannot be read or is not a book (its size is not a positive multiple of 16 bytes)."""
     try:
         size = path.stat().st_size
         if size == 0 or size % 16:
@@ -539,9 +537,19 @@ def read_book(config: Config) -> Book | None:
                 f"{where}: {path} is not a Polyglot book (its size, {size} bytes, is not a "
                 "positive multiple of 16)"
             )
-        book = Book(path, config.tournament.book_depth)
+        return Book(path, depth)
     except OSError as exc:
         raise ConfigError(f"{where}: cannot read {path}: {exc.strerror}") from None
+
+
+def read_book(config: Config) -> Book | None:
+    """The config's Polyglot book, opened (None without one); a `ConfigError` naming the file
+    when it cannot be read or is not a book."""
+    path = config.tournament.book
+    if path is None:
+        return None
+    where = f"{config.path}: [tournament] book"
+    book = open_book(path, config.tournament.book_depth, where)
     if config.tournament.openings is None and not any(book.reader.find_all(chess.Board())):
         book.close()
         raise ConfigError(f"{where}: {path} has no move for the start position")

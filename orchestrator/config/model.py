@@ -133,6 +133,10 @@ class EngineSettings(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_f
     #: its scores are from White's side, not its own (cutechess's `whitepov`): turned to
     #: the mover's before adjudication, the PGN and the live files
     white_pov: bool = False
+    #: a Polyglot book of its own: its moves come from it while the game has fewer than
+    #: `book_depth` plies and the book has a move
+    book: Path | None = None
+    book_depth: Positive = 16
 
     def _check_init(self) -> None:
         for line in self.init:
@@ -213,6 +217,8 @@ class EngineConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_fie
             depth=self.depth,
             init=self.init,
             white_pov=self.white_pov,
+            book=self.book,
+            book_depth=self.book_depth,
         )
 
 
@@ -237,7 +243,7 @@ class KibitzerConfig(EngineSettings, frozen=True, kw_only=True, forbid_unknown_f
             raise ValueError("command: expected a command line (string or list of strings)")
         if self.ponder is not None:
             raise ValueError("ponder: a kibitzer analyses without a clock; it does not ponder")
-        for key in ("tc", "timemargin_ms", "nodes", "depth"):
+        for key in ("tc", "timemargin_ms", "nodes", "depth", "book"):
             if getattr(self, key) is not None:
                 shown = key.removesuffix("_ms")
                 raise ValueError(

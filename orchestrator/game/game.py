@@ -18,6 +18,7 @@ import chess.engine
 import chess.syzygy
 
 from orchestrator.config.model import EngineConfig
+from orchestrator.core.errors import DaemonFault
 from orchestrator.core.event.model import Result
 from orchestrator.core.game.adjudication import (
     Adjudication,
@@ -25,6 +26,7 @@ from orchestrator.core.game.adjudication import (
     Verdict,
     tablebase_verdict,
 )
+from orchestrator.core.game.book import Book
 from orchestrator.core.game.clock import Clock, TimeControl
 from orchestrator.core.game.endings import time_loss_detail
 from orchestrator.core.game.openings import START, Opening
@@ -237,6 +239,7 @@ class _Game:
         self.adjudicator = Adjudicator(spec.adjudication)
         self.engines: dict[chess.Color, Engine] = {}
         self.tablebase: chess.syzygy.Tablebase | None = None
+        self.books: dict[chess.Color, Book] = {}  # each side's own (`[[engine]] book`)
         self.key: object = spec.game_key or id(self)
         # what python-chess parses as it goes: nothing for UCI (the runner parses the last
         # scored info line once); XBoard engines think aloud only when asked ("post")
@@ -262,6 +265,7 @@ class _Game:
         try:
             try:
                 _end_by_rules(self.board)  # an opening may already be over
+                self._open_books()
                 await self._start_engines()
                 self._open_tablebases()
                 while True:
@@ -361,6 +365,36 @@ class _Game:
             for folder in more:
                 self.tablebase.add_directory(str(folder))
 
+    def _open_books(self) -> None:
+        """Each side's own book; one that cannot be opened now (it was checked at the
+        start) is the machine's trouble, not the engine's."""
+        for colour in chess.COLORS:
+            config = self.config(colour)
+            if config.book is not None:
+                try:
+                    self.books[colour] = Book(config.book, config.book_depth)
+                except OSError as exc:
+                    raise DaemonFault(
+                        f"{config.name}'s book {str(config.book)!r}: {exc.strerror or exc}"
+                    ) from None
+
+    def _book_move(self, colour: chess.Color) -> bool:
+        """Play the side's move from its own book while it has one; whether it did (the
+        engine is not asked, and no clock runs)."""
+        book, board = self.books.get(colour), self.board
+        if book is None or len(board.move_stack) >= book.depth:
+            return False
+        move = book.move(board, f"{self.key}:{len(board.move_stack)}")
+        if move is None:
+            return False
+        san = board.san_and_push(move)
+        record = MoveRecord(uci=move.uci(), san=san, book=True)
+        self.moves.append(record)
+        if self.on_move is not None:
+            self.on_move(record, len(board.move_stack), colour)
+        _end_by_rules(board, san)
+        return True
+
     async def _release(self, faulted: set[chess.Color]) -> None:
         for colour, engine in self.engines.items():
             healthy = colour not in faulted
@@ -369,6 +403,8 @@ class _Game:
             await self.pool.release(engine, healthy=healthy)
         if self.tablebase is not None:
             self.tablebase.close()
+        for book in self.books.values():
+            book.close()
 
     def _fault(self, fault: EngineFault, colour: chess.Color) -> _Ended:
         record = fault.fault
@@ -434,6 +470,8 @@ class _Game:
     async def _one_ply(self) -> None:
         board = self.board
         colour = board.turn
+        if self.books and self._book_move(colour):
+            return
         engine = self.engines[colour]
         proto = engine.protocol
         limit, deadline = self._limit(colour)

@@ -101,7 +101,7 @@ def test_the_stored_form_round_trips_and_keeps_the_old_keys() -> None:
     nothing_lost["engines"] = {
         name: engine
         | {"ponder": None, "tc": None, "timemargin": None, "nodes": None, "depth": None}
-        | {"init": [], "white_pov": False}
+        | {"init": [], "white_pov": False, "book": None, "book_depth": 16}
         for name, engine in STORED_BY_0_1["engines"].items()
     }
     assert json.loads(old.to_json()) == nothing_lost  # nothing renamed or lost

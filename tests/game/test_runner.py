@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import io
 import re
+import struct
 from pathlib import Path
 from typing import Any, Literal
 
 import chess
 import chess.pgn
+import chess.polyglot
 import pytest
 
 from orchestrator.config.model import EngineConfig
@@ -338,6 +340,43 @@ async def test_an_engines_stderr_goes_to_its_file_with_its_game(tmp_path: Path) 
     finally:
         await pool.close()
     assert errors.read_text() == "Event:1: warning 2 from W\nEvent:2: warning 2 from W\n"
+
+
+def polyglot(path: Path, lines: dict[str, str]) -> Path:
+    """A Polyglot book of one move for each position (moves from the start, in UCI)."""
+    entries = []
+    for played, reply in lines.items():
+        board = chess.Board()
+        for uci in played.split():
+            board.push_uci(uci)
+        move = chess.Move.from_uci(reply)
+        raw = move.to_square | move.from_square << 6
+        entries.append(struct.pack(">QHHI", chess.polyglot.zobrist_hash(board), raw, 1, 0))
+    path.write_bytes(b"".join(sorted(entries)))
+    return path
+
+
+async def test_an_engines_own_book_plays_its_moves_off_the_clock(tmp_path: Path) -> None:
+    """White's own book has 1. e4 and, after 1... e5, 2. Nf3: both are played from it (book
+    moves, no time, no `go` for them), Black's from its engine; past `book_depth` (3 plies)
+    White's engine plays."""
+    book = polyglot(
+        tmp_path / "w.bin", {"": "e2e4", "e2e4 e7e5": "g1f3", "e2e4 e7e5 g1f3 b8c6": "f1b5"}
+    )
+    white = scripted("W", book=book, book_depth=3)
+    logs: list[str] = []
+    record = await play_game(
+        spec(white, scripted("B", "--moves", "e7e5 b8c6"), adjudication=NO_ADJUDICATION),
+        on_log=logs.append,
+    )
+    first = record.moves[:5]
+    assert [(m.uci, m.book) for m in first[:4]] == [
+        ("e2e4", True), ("e7e5", False), ("g1f3", True), ("b8c6", False)
+    ]  # fmt: skip
+    assert first[0].time_ms == 0 and first[0].clock_ms is None
+    assert not first[4].book  # ply 5: past the depth, though the book has a move
+    goes = [line for line in "".join(logs).splitlines() if ">W: go " in line]
+    assert len(goes) == sum(1 for m in record.moves[::2] if not m.book)  # White's own
 
 
 async def test_book_moves_and_fen_in_the_pgn() -> None:

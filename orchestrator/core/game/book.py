@@ -32,6 +32,28 @@ class Book:
     def close(self) -> None:
         self.reader.close()
 
+    def move(self, board: chess.Board, draw: str) -> chess.Move | None:
+        """A move for `board` with the book's weights (None: out of book), drawn from a
+        generator seeded by `draw` (a game's name and ply: the same game gets the same move).
+
+        >>> import tempfile, chess.polyglot, struct
+        >>> e4 = chess.Move.from_uci("e2e4")
+        >>> entry = struct.pack(">QHHI", chess.polyglot.zobrist_hash(chess.Board()),
+        ...                     e4.to_square | e4.from_square << 6, 1, 0)
+        >>> with tempfile.NamedTemporaryFile(suffix=".bin") as f:
+        ...     _ = f.write(entry); f.flush()
+        ...     book = Book(Path(f.name), 8)
+        ...     bare = chess.Board("8/8/8/8/8/8/8/K6k w - - 0 1")
+        ...     moves = book.move(chess.Board(), "g:0"), book.move(bare, "g:1")
+        ...     book.close()
+        >>> moves
+        (Move.from_uci('e2e4'), None)
+        """
+        try:
+            return self.reader.weighted_choice(board, random=random.Random(draw)).move
+        except IndexError:  # out of book
+            return None
+
     def extend(self, opening: Opening | None, seed: int, pair: int) -> Opening:
         """`opening` (None: the start position) with up to `depth` book moves after it, each
         a weighted random choice among the book's moves for the position, from a generator
