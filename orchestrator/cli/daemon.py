@@ -46,9 +46,27 @@ OutputOpt = Annotated[
 
 @app.command()
 @user_errors
-def check(config: ConfigArg) -> None:
-    """Validate CONFIG and start each engine once (on the game hosts, for a Dask scheduler)."""
+def check(
+    config: Annotated[Path | None, typer.Argument(metavar="[CONFIG]", help="engines.toml")] = None,
+    compliance: Annotated[
+        str | None,
+        typer.Option(
+            metavar="CMD",
+            help="Instead, run the UCI compliance check on the engine CMD starts (split as a "
+            "shell would): each step named, exit 1 at the first that fails.",
+        ),
+    ] = None,
+    proto: Annotated[str, typer.Option(help="The protocol --compliance checks (uci).")] = "uci",
+) -> None:
+    """Validate CONFIG and start each engine once (on the game hosts, for a Dask scheduler);
+    or, with --compliance, check how an engine speaks UCI."""
     import asyncio
+
+    if compliance is not None:
+        _compliance(compliance, proto)
+        return
+    if config is None:
+        raise fail("check: give CONFIG, or --compliance CMD")
 
     from orchestrator.daemon.run import check_on_workers, validate
 
@@ -100,6 +118,34 @@ def run(
     address = parse_address(http) if http else None
     target = log_file or _beside(config, output)
     _run(config, force, drain, address, output, target, log_level.value)
+
+
+def _compliance(command: str, proto: str) -> None:
+    """`check --compliance`: the steps as they pass, the failing one last (exit 1)."""
+    import asyncio
+    import shlex
+
+    from orchestrator.engines.compliance import Step, compliance
+
+    if proto != "uci":
+        raise fail(f"--proto: the compliance check speaks UCI, not {proto!r}")
+    try:
+        words = tuple(shlex.split(command))
+    except ValueError as exc:
+        raise fail(f"--compliance: {command!r}: {exc}") from None
+    if not words:
+        raise fail("--compliance: give the engine's command")
+
+    def shown(step: Step) -> None:
+        if step.ok:
+            typer.echo(f"ok      {step.name}")
+        else:
+            typer.echo(f"FAILED  {step.name}: {step.detail}")
+
+    steps = asyncio.run(compliance(words, on_step=shown))
+    if not steps[-1].ok:
+        raise typer.Exit(1)
+    typer.echo(f"{words[0]}: passed all {len(steps)} steps")
 
 
 def _beside(config: Path, output: Output | None) -> Path | None:
