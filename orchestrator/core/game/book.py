@@ -36,18 +36,14 @@ class Book:
         """A move for `board` with the book's weights (None: out of book), drawn from a
         generator seeded by `draw` (a game's name and ply: the same game gets the same move).
 
-        >>> import tempfile, chess.polyglot, struct
-        >>> e4 = chess.Move.from_uci("e2e4")
-        >>> entry = struct.pack(">QHHI", chess.polyglot.zobrist_hash(chess.Board()),
-        ...                     e4.to_square | e4.from_square << 6, 1, 0)
-        >>> with tempfile.NamedTemporaryFile(suffix=".bin") as f:
-        ...     _ = f.write(entry); f.flush()
-        ...     book = Book(Path(f.name), 8)
-        ...     bare = chess.Board("8/8/8/8/8/8/8/K6k w - - 0 1")
-        ...     moves = book.move(chess.Board(), "g:0"), book.move(bare, "g:1")
-        ...     book.close()
-        >>> moves
+        >>> import tempfile, struct, chess.polyglot
+        >>> path = Path(tempfile.mkdtemp()) / "e4.bin"
+        >>> key = chess.polyglot.zobrist_hash(chess.Board())
+        >>> _ = path.write_bytes(struct.pack(">QHHI", key, 28 | 12 << 6, 1, 0))  # 1. e4
+        >>> book, bare = Book(path, 8), chess.Board("8/8/8/8/8/8/8/K6k w - - 0 1")
+        >>> book.move(chess.Board(), "g:0"), book.move(bare, "g:1")
         (Move.from_uci('e2e4'), None)
+        >>> book.close()
         """
         try:
             return self.reader.weighted_choice(board, random=random.Random(draw)).move
