@@ -524,9 +524,20 @@ class _Pipe:
                 self.pondering = False
         elif searching or self.pondering:
             self._thinking(word, line)
-        self.tail.append(line if len(line) <= LINE_KEPT else line[:LINE_KEPT] + "...")
-        self.log("<", line, at)
+        self._keep([line], at)
         return word
+
+    def _keep(self, lines: list[str], at: float) -> None:
+        """Lines the engine wrote at `at`, to its tail (for fault reports) and its log."""
+        self.tail.extend(
+            line if len(line) <= LINE_KEPT else line[:LINE_KEPT] + "..."
+            for line in lines[-TAIL_LINES:]
+        )
+        if self.journal is not None:
+            self.journal.lines(at, "<", self.label, lines)
+        else:
+            for line in lines:
+                self.log("<", line, at)
 
     def drain(self) -> None:
         """Take every line the engine has written so far (its deadline passed: an answer
@@ -724,22 +735,13 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
 
     def _searched(self, lines: list[str], at: float) -> None:
         """Lines of a search (none of them its answer) written at `at`, all at once: the
-        last scored and the last other info line are kept, and the lines go to the tail and
-        the log as `_seen` puts them there one by one."""
+        last scored and the last other info line are kept, and the lines are kept (`_keep`)."""
         if not lines:
             return
         for line in lines:
             if line.startswith("info"):
                 self._thinking(line.partition(" ")[0], line)
-        self.tail.extend(
-            line if len(line) <= LINE_KEPT else line[:LINE_KEPT] + "..."
-            for line in lines[-TAIL_LINES:]
-        )
-        if self.journal is not None:
-            self.journal.lines(at, "<", self.label, lines)
-        else:
-            for line in lines:
-                self.log("<", line, at)
+        self._keep(lines, at)
 
     def _hand_on(self, rest: bytes, at: float | None) -> None:
         """What the engine wrote after its answer (and a line not ended yet), to python-chess."""

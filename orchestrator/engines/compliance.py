@@ -26,7 +26,6 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import chess
-import chess.engine
 
 __all__ = ["STEP_S", "Step", "compliance"]
 

@@ -388,12 +388,16 @@ class _Game:
         if move is None:
             return False
         san = board.san_and_push(move)
-        record = MoveRecord(uci=move.uci(), san=san, book=True)
+        self._played(MoveRecord(uci=move.uci(), san=san, book=True), colour)
+        return True
+
+    def _played(self, record: MoveRecord, colour: chess.Color) -> None:
+        """`colour`'s move, on the board already: recorded, shown to `on_move`, and the
+        game ended if the rules of chess end it."""
         self.moves.append(record)
         if self.on_move is not None:
-            self.on_move(record, len(board.move_stack), colour)
-        _end_by_rules(board, san)
-        return True
+            self.on_move(record, len(self.board.move_stack), colour)
+        _end_by_rules(self.board, record.san)
 
     async def _release(self, faulted: set[chess.Color]) -> None:
         for colour, engine in self.engines.items():
@@ -539,12 +543,9 @@ class _Game:
             hashfull=info.get("hashfull"),
             ponder=played.ponder.uci() if played.ponder else None,
         )
-        self.moves.append(record)
         if self.on_log is not None and self.journal is not None:
             self.on_log(self.journal.take())
-        if self.on_move is not None:
-            self.on_move(record, len(board.move_stack), colour)
-        _end_by_rules(board, san)  # the rules of chess come before any adjudication
+        self._played(record, colour)  # the rules of chess come before any adjudication
         verdict = self._tablebase() or self.adjudicator.after_ply(
             white_moved=colour == chess.WHITE,
             score=score,
