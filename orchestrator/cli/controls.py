@@ -170,6 +170,7 @@ async def _probe(path: Path, update: EngineUpdate) -> None:
     """Check the update against the event, then start the updated engine once: a new binary
     or option is refused before it counts."""
     from orchestrator.config.model import EngineConfig
+    from orchestrator.core.game.variants import is_960, new_board, rules_of
     from orchestrator.engines.adapter import Engine, EngineFault
     from orchestrator.event.controls import ControlRefused
     from orchestrator.event.read import view_of
@@ -203,11 +204,9 @@ async def _probe(path: Path, update: EngineUpdate) -> None:
         raise ControlRefused(f"{name}: the update does not start: {fault.detail}") from None
     await started.close()
     variant = view.settings.variant
-    if variant != "standard" and not started.supports_chess960:
-        raise ControlRefused(
-            f"{name}: the update does not declare Chess960 ({started.chess960_declaration}), "
-            f"and this is a {variant} event"
-        )
+    undeclared = started.undeclared(new_board(chess960=is_960(variant), rules=rules_of(variant)))
+    if undeclared is not None:
+        raise ControlRefused(f"{name}: the update: {undeclared}, and this is a {variant} event")
 
 
 @app.command("engine-update")

@@ -6,7 +6,7 @@ import json
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, cast
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -239,7 +239,7 @@ def simulate(
         for i, dropped in enumerate(sim.dropped):
             out["rounds"][played + i]["dropped_rounds"] = dropped
         if variant is not VariantOpt.standard:  # only the start positions: pairing is the same
-            starts = start_positions(sim, cast("Variant", variant.value), seed)
+            starts = start_positions(sim, variant.value, seed)
             for i, names in enumerate(starts):
                 for game, name in zip(out["rounds"][played + i]["games"], names, strict=True):
                     game["start"] = name

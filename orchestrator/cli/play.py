@@ -59,12 +59,9 @@ def play(
 
     from orchestrator.config.load import check_files, load
     from orchestrator.core.game.clock import TimeControl
-    from orchestrator.core.game.openings import (
-        Opening,
-        OpeningError,
-        draw_position,
-        parse_position,
-    )
+    from orchestrator.core.game.openings import Opening, OpeningError, parse_position
+    from orchestrator.core.game.variants import is_960, rules_of
+    from orchestrator.event.state import OpeningChoice
     from orchestrator.game.game import GameSpec
 
     config = load(config_path)
@@ -72,8 +69,8 @@ def play(
     check_files(config)
     time_control = TimeControl.parse(tc) if tc else config.tournament.tc
     variant = config.tournament.variant
-    chess960 = variant != "standard"
-    opening = draw_position(variant, config.tournament.random_seed, 0) if chess960 else None
+    chess960, rules = is_960(variant), rules_of(variant)
+    opening = OpeningChoice((), config.tournament.random_seed, variant=variant).for_pair(0)
     if fen and chess960 and fen.partition("-")[0].isdigit():
         try:
             opening = parse_position(fen, variant)
@@ -82,10 +79,10 @@ def play(
         fen = opening.fen
     if fen or moves:
         try:
+            start = Opening("fen", fen, chess960=chess960, rules=rules)
             if fen:
-                Opening("fen", fen, chess960=chess960).board()
-            start = Opening("fen", fen, chess960=chess960)
-            opening = Opening.from_san(moves, fen, chess960) if moves else start
+                start.board()
+            opening = Opening.from_san(moves, fen, chess960, rules) if moves else start
         except OpeningError as exc:
             raise fail(f"--moves: {exc}") from None
         except ValueError as exc:

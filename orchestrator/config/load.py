@@ -34,6 +34,7 @@ from orchestrator.core.event.model import Player, Rules, StateError, Tournament
 from orchestrator.core.game.adjudication import Adjudication, as_folders
 from orchestrator.core.game.book import Book
 from orchestrator.core.game.openings import Opening, OpeningError, parse_suite
+from orchestrator.core.game.variants import rules_of
 from orchestrator.core.pairing.registry import lookup, names
 from orchestrator.core.pairing.teams import check_teams
 
@@ -332,6 +333,11 @@ def _check_event(config: Config) -> None:
     except StateError as exc:
         raise ConfigError(f"{path}: [tournament] {exc}") from None
     for e in config.engines:
+        if e.book is not None and rules_of(section.variant) != "chess":
+            raise ConfigError(
+                f'{path}: [[engine]] "{e.name}" book: a Polyglot book is for the rules of '
+                f"chess, and the event's variant is {section.variant!r}"
+            )
         if (
             e.protocol == "xboard"
             and e.nodes is not None

@@ -22,6 +22,7 @@ from orchestrator.core.event.standings import TCEC_ORDER, Tiebreak
 from orchestrator.core.game.adjudication import Adjudication
 from orchestrator.core.game.clock import TimeControl
 from orchestrator.core.game.openings import Variant
+from orchestrator.core.game.variants import variant_name
 
 __all__ = [
     "MAX_GAMES",
@@ -286,7 +287,9 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
     wait_ms: Annotated[
         int, msgspec.Meta(ge=0, le=3_600_000, description="an integer from 0 to 3600000 (ms)")
     ] = 0
-    #: standard chess, Chess960 ("chess960"), or double Chess960 ("dfrc")
+    #: standard chess, Chess960 ("chess960"), double Chess960 ("dfrc"), or a variant of the
+    #: rules by python-chess's names ("atomic", "crazyhouse", "3check", "kingofthehill",
+    #: "antichess", "horde", "racingkings", ...; stored by its UCI name)
     variant: Variant = "standard"
     #: engines think on the opponent's time (an engine's own `ponder` overrides it)
     ponder: bool = False
@@ -331,6 +334,10 @@ class TournamentConfig(Rules, frozen=True, kw_only=True, forbid_unknown_fields=T
     def __post_init__(self) -> None:
         super().__post_init__()
         _clean(self, "name", "site")
+        try:
+            msgspec.structs.force_setattr(self, "variant", variant_name(self.variant))
+        except ValueError as exc:
+            raise ValueError(f"variant: {exc}") from None
         if self.cpus is not None:
             try:
                 cpu_list(self.cpus)

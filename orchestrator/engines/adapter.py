@@ -31,6 +31,7 @@ import structlog
 from orchestrator.config.model import EngineConfig
 from orchestrator.core.errors import DaemonFault
 from orchestrator.core.game.record import Fault, FaultKind
+from orchestrator.core.game.variants import rules_on
 from orchestrator.engines.journal import LINE_KEPT, Journal
 from orchestrator.engines.output import StampedOutput
 from orchestrator.engines.output import pair as output_pair
@@ -910,21 +911,30 @@ class Engine:
     def alive(self) -> bool:
         return not self.protocol.returncode.done()
 
-    @property
-    def supports_chess960(self) -> bool:
-        """Whether the engine declares Chess960: UCI's ``UCI_Chess960`` option, or
-        ``fischerandom`` among XBoard's ``variants``."""
+    def undeclared(self, board: chess.Board) -> str | None:
+        """Why the engine cannot play a game on `board`, when it does not declare the
+        board's variant (None when it does): UCI's ``UCI_Chess960`` option or the variant among
+        its ``UCI_Variant`` values; XBoard's ``variants`` feature (``fischerandom`` for
+        Chess960)."""
+        rules = rules_on(board)
+        shown = "Chess960" if rules == "chess" else rules
         if isinstance(self.protocol, _XBoard):
+            want = "fischerandom" if rules == "chess" else type(board).xboard_variant
             variants = str(dict.get(self.protocol.features, "variants", "")).split(",")
-            return "fischerandom" in variants
-        return "UCI_Chess960" in self.protocol.options
-
-    @property
-    def chess960_declaration(self) -> str:
-        """Where an engine declares Chess960, for a message that says it does not."""
-        if isinstance(self.protocol, _XBoard):
-            return "no fischerandom among its XBoard variants"
-        return "no UCI_Chess960 option"
+            declared = want in variants
+            where = f"no {want} among its XBoard variants"
+        elif rules == "chess":
+            declared = "UCI_Chess960" in self.protocol.options
+            where = "no UCI_Chess960 option"
+        else:
+            option = self.protocol.options.get("UCI_Variant")
+            declared = option is not None and rules in (option.var or ())
+            where = (
+                f"no {rules} among its UCI_Variant values" if option else "no UCI_Variant option"
+            )
+        if (rules == "chess" and not board.chess960) or declared:
+            return None
+        return f"the engine does not declare {shown} ({where})"
 
     @property
     def has_setboard(self) -> bool:
@@ -1073,19 +1083,19 @@ class Engine:
         self, key: object, board: chess.Board, opponent: EngineConfig | None = None
     ) -> None:
         """Make the engine ready for a new game from `board`'s starting position, before any
-        clock runs: UCI ``ucinewgame`` (and ``UCI_Opponent``, where the engine declares it)
-        then ``isready``; XBoard ``new`` (and ``setboard``) then ``ping``.  A startup fault
-        when the engine is not ready within its `startup_timeout`, or when the game starts
-        from a FEN and an XBoard engine has no ``setboard``.  `key` names the game, as
+        clock runs: UCI ``ucinewgame`` (after ``UCI_Opponent`` and ``UCI_Variant``, where
+        the engine declares them) then ``isready``; XBoard ``new`` (and ``setboard``) then
+        ``ping``.  A startup fault when the engine is not ready within its
+        `startup_timeout`, when it does not declare the game's variant, or when the game
+        starts from a FEN and an XBoard engine has no ``setboard``.  `key` names the game, as
         python-chess's ``play(game=...)`` does.
         """
         proto, root = self.protocol, board.root()
         if proto.stderr_file is not None:
             proto.stderr_file.start(str(key))
-        if board.chess960 and not self.supports_chess960:
-            raise self.fault(
-                "startup", f"a Chess960 game, and the engine declares {self.chess960_declaration}"
-            )
+        undeclared = self.undeclared(board)
+        if undeclared is not None:
+            raise self.fault("startup", undeclared)
         try:
             async with asyncio.timeout(self.config.startup_timeout):
                 if isinstance(proto, _Uci):
@@ -1095,10 +1105,13 @@ class Engine:
                         info = proto._opponent_configuration(opponent=them)
                         if info:
                             await proto.configure(info)
+                    if "UCI_Variant" in proto.options:  # before ucinewgame, as cutechess
+                        proto._setoption("UCI_Variant", rules_on(board))
                     proto._ucinewgame()
                     proto.game = key
                 else:
-                    if root != chess.Board() and not proto.has_setboard():
+                    fen = root.fen() != chess.STARTING_FEN or type(root).xboard_variant != "normal"
+                    if (fen or root.chess960) and not proto.has_setboard():
                         raise self.fault(
                             "startup",
                             "the game starts from a FEN and this XBoard engine has no setboard",

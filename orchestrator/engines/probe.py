@@ -8,6 +8,7 @@ import chess
 
 from orchestrator.config.model import Config, ConfigError, EngineConfig, KibitzerConfig
 from orchestrator.core.game.openings import Opening
+from orchestrator.core.game.variants import is_960, new_board, rules_of
 from orchestrator.engines.adapter import Engine, EngineFault
 
 
@@ -35,6 +36,7 @@ async def probe(config: Config, engine: EngineConfig, fen_reason: str | None = N
     variant = config.tournament.variant
     if variant != "standard":
         fen_reason = fen_reason or f"a {variant} event starts every game from a FEN"
+    board = new_board(chess960=is_960(variant), rules=rules_of(variant))
     try:
         started = await Engine.start(engine)
     except EngineFault as fault:
@@ -42,11 +44,12 @@ async def probe(config: Config, engine: EngineConfig, fen_reason: str | None = N
         raise ConfigError(
             f'{config.path}: [[engine]] "{engine.name}": {fault.detail}{last}'
         ) from None
-    if variant != "standard" and not started.supports_chess960:
+    undeclared = started.undeclared(board)
+    if undeclared is not None:
         await started.close()
         raise ConfigError(
-            f'{config.path}: [[engine]] "{engine.name}": the engine does not declare '
-            f"Chess960 ({started.chess960_declaration}), so it cannot play a {variant} event"
+            f'{config.path}: [[engine]] "{engine.name}": {undeclared}, so it cannot play a '
+            f"{variant} event"
         )
     if fen_reason is not None and not started.has_setboard:
         await started.close()

@@ -138,6 +138,8 @@ class GameJSON(GameSummary):
     start_fen: str
     fen: str
     chess960: bool  # its FENs' castling rights name rooks; castling is king-takes-rook
+    #: the rules it is played by, as UCI's UCI_Variant names them ("chess": standard)
+    variant: str
     turn: Side
     moves: list[MoveJSON]
     last: dict[Side, MoveJSON | None]  # each side's last engine move

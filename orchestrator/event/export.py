@@ -20,6 +20,7 @@ from orchestrator.core.event.standings import (
     standings,
 )
 from orchestrator.core.game.endings import ENDINGS, HEADS, Tally
+from orchestrator.core.game.openings import START
 from orchestrator.core.pairing.gauntlet import games_of, gauntlet_tests, match_state, pair_points
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.teams import team_standings
@@ -113,16 +114,14 @@ def final_epd(rounds: Sequence[RoundRow]) -> str:
     >>> print(final_epd(sample_view().rounds), end="")
     rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - id "1";
     """
-    import chess
-
     lines = []
     for rnd in rounds:
         for game in rnd.games:
             if game.status != "finished":
                 continue
-            chess960 = game.opening is not None and game.opening.chess960
-            fen = game.final_fen or (game.opening.fen if game.opening else chess.STARTING_FEN)
-            board = chess.Board(fen, chess960=chess960)
+            board = (game.opening or START).board()  # its rules, and Chess960 or not
+            if game.final_fen is not None:
+                board.set_fen(game.final_fen)
             lines.append(board.epd(id=str(game.id)) + "\n")
     return "".join(lines)
 

@@ -19,6 +19,7 @@ from orchestrator.core.event.model import Game, Round, Tournament
 from orchestrator.core.event.standings import standings
 from orchestrator.core.game.endings import Tally, ended, tally
 from orchestrator.core.game.openings import START
+from orchestrator.core.game.variants import rules_on
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.round import pair_next
 from orchestrator.core.pairing.teams import board_tags, matches, seats, team_standings
@@ -487,6 +488,7 @@ async def game_json(view: EventView, store: Store, game: GameRow) -> GameJSON:
         "start_fen": start_fen,
         "fen": board.fen(),
         "chess960": board.chess960,
+        "variant": rules_on(board),
         "turn": "white" if board.turn == chess.WHITE else "black",
         "moves": listed,
         "last": last,

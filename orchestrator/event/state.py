@@ -9,13 +9,14 @@ read commands and the web view) see every finished game, also of the round being
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from orchestrator.config.model import Config
 from orchestrator.core.event.model import Game, Pairing, Player, Round, Tournament
 from orchestrator.core.event.seeding import seed
 from orchestrator.core.game.book import Book
-from orchestrator.core.game.openings import Opening, Variant, choose, draw_position
+from orchestrator.core.game.openings import START, Opening, Variant, choose, draw_position
+from orchestrator.core.game.variants import is_960, rules_of
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.event.settings import EventSettings, pairing_rules
 from orchestrator.store.database import NewGame, RoundRow
@@ -117,13 +118,16 @@ class OpeningChoice:
     policy: str = "pair"
 
     def for_pair(self, pair: int) -> Opening | None:
-        """The opening of the event's `pair`-th pair: from the suite, or in a Chess960 event
-        without one a start position drawn from the seed (None: the standard position).
+        """The opening of the event's `pair`-th pair: from the suite, or without one a
+        Chess960 event's start position drawn from the seed, a variant's own start position,
+        or None (the standard position).
 
         >>> OpeningChoice([Opening("a"), Opening("b")], order="sequential").for_pair(3).name
         'b'
         >>> OpeningChoice((), seed=3, variant="chess960").for_pair(0).chess960
         True
+        >>> OpeningChoice((), variant="crazyhouse").for_pair(0).board().fen()
+        'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1'
 
         `opening_start` and `opening_plies`:
 
@@ -137,8 +141,10 @@ class OpeningChoice:
             opening = choose(list(self.suite), pair + self.start - 1, self.seed, self.order)
             if self.plies is not None and len(opening.moves) > self.plies:
                 opening = opening.cut(self.plies)
-        elif self.variant != "standard":
+        elif is_960(self.variant):
             opening = draw_position(self.variant, self.seed, pair)
+        elif rules_of(self.variant) != "chess":  # the variant's own start position
+            opening = replace(START, rules=rules_of(self.variant))
         if self.book is not None:
             opening = self.book.extend(opening, self.seed, pair)
         return opening

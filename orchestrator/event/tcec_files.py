@@ -20,6 +20,7 @@ from orchestrator.core.event.standings import mark, standings
 from orchestrator.core.game.clock import hms
 from orchestrator.core.game.fields import Annotated, options_comment
 from orchestrator.core.game.openings import opening_tags
+from orchestrator.core.game.variants import display_name
 from orchestrator.event.export import round_tag, slug
 from orchestrator.event.read import EventView
 from orchestrator.store.database import GameRow
@@ -165,6 +166,9 @@ def live_headers(
             headers["FEN"], headers["SetUp"] = opening.fen, "1"
         if opening.chess960:
             headers["Variant"] = "Chess960"
+        elif opening.rules != "chess":  # the variant's FEN, even of its own start
+            headers["Variant"] = display_name(opening.rules)
+            headers["FEN"], headers["SetUp"] = opening.board().fen(), "1"
     return headers
 
 

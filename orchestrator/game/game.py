@@ -171,7 +171,11 @@ def rules_outcome(board: chess.Board, san: str = "") -> Verdict | None:
     >>> san = board.san_and_push(chess.Move.from_uci("g6f7"))
     >>> rules_outcome(board, san).details, rules_outcome(board).details
     ('Stalemate', 'Stalemate')
+
+    A variant's board ends by its own rules too (`variant_outcome`).
     """
+    if board.uci_variant != "chess":
+        return variant_outcome(board)
     sign = san[-1:]
     if sign == "#" or (sign != "+" and not any(board.generate_legal_moves())):
         if sign == "#" or board.is_check():
@@ -181,6 +185,59 @@ def rules_outcome(board: chess.Board, san: str = "") -> Verdict | None:
         return Verdict("1/2-1/2", "Draw by stalemate", "Stalemate")
     if board.is_insufficient_material():
         return Verdict("1/2-1/2", "Draw by insufficient mating material", "Insufficient material")
+    return rules_draw(board)
+
+
+def variant_outcome(board: chess.Board) -> Verdict | None:
+    """The end of a game on a variant's board: python-chess's outcome by the variant's rules,
+    and the draws by the fifty-move rule and threefold repetition.
+
+    >>> import chess.variant
+    >>> board = chess.variant.ThreeCheckBoard("4k3/8/8/8/8/8/8/4KQ2 w - - 1+3 0 1")
+    >>> _ = board.push_uci("f1f7")
+    >>> variant_outcome(board).details
+    'White wins by the rules of Three-check'
+    >>> board = chess.variant.KingOfTheHillBoard("4k3/8/8/8/8/4K3/8/8 w - - 0 1")
+    >>> variant_outcome(board) is None
+    True
+    >>> _ = board.push_uci("e3e4")
+    >>> variant_outcome(board).result
+    '1-0'
+    """
+    outcome = board.outcome()
+    variant = type(board).aliases[0]
+    if outcome is None or outcome.termination in (
+        chess.Termination.FIFTY_MOVES,
+        chess.Termination.THREEFOLD_REPETITION,
+    ):
+        return rules_draw(board)
+    if outcome.winner is not None:
+        winner = _colour_name(outcome.winner)
+        if outcome.termination == chess.Termination.CHECKMATE:
+            words = f"{winner} mates"
+        else:
+            words = f"{winner} wins by the rules of {variant}"
+        return Verdict("1-0" if outcome.winner else "0-1", words, words)
+    if outcome.termination == chess.Termination.STALEMATE:
+        return Verdict("1/2-1/2", "Draw by stalemate", "Stalemate")
+    if outcome.termination == chess.Termination.INSUFFICIENT_MATERIAL:
+        return Verdict("1/2-1/2", "Draw by insufficient mating material", "Insufficient material")
+    if outcome.termination in (
+        chess.Termination.SEVENTYFIVE_MOVES,
+        chess.Termination.FIVEFOLD_REPETITION,
+    ):
+        return rules_draw(board)
+    words = f"Draw by the rules of {variant}"
+    return Verdict("1/2-1/2", words, words)
+
+
+def rules_draw(board: chess.Board) -> Verdict | None:
+    """The draw by the fifty-move rule or threefold repetition, where the game has come to
+    one (the runner claims it for the players).
+
+    >>> rules_draw(chess.Board("7k/8/8/8/8/8/8/K7 w - - 100 80")).details
+    'Fifty moves rule'
+    """
     if board.halfmove_clock >= 100:
         return Verdict("1/2-1/2", "Draw by fifty moves rule", "Fifty moves rule")
     # a position seen three times needs at least 8 plies since the last irreversible move
@@ -302,7 +359,8 @@ class _Game:
             ),
             start_fen=self.opening.fen,
             chess960=self.opening.chess960,
-            opening=self.opening.name if self.spec.opening else None,
+            rules=self.opening.rules,
+            opening=self.opening.name if self.opening.name != START.name else None,
             eco=self.spec.opening.eco if self.spec.opening else None,
             variation=self.spec.opening.variation if self.spec.opening else None,
             fault=outcome.fault,
@@ -582,6 +640,8 @@ class _Game:
     def _tablebase(self) -> Verdict | None:
         rules, board = self.spec.adjudication, self.board
         if self.tablebase is None or chess.popcount(board.occupied) > rules.tb_pieces:
+            return None
+        if board.uci_variant != "chess":  # Syzygy's tables are of standard chess
             return None
         if board.castling_rights:
             return None

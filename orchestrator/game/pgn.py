@@ -164,9 +164,9 @@ def to_pgn(
     if record.host:
         h["GameHost"] = record.host
     h.update(opening_tags(record.opening, record.variation, record.eco))
-    start = chess.Board(record.start_fen or chess.STARTING_FEN, chess960=record.chess960)
-    if record.start_fen or record.chess960:
-        game.setup(start)  # FEN and SetUp, and Variant "Chess960"
+    start = record.start()
+    if record.start_fen or record.chess960 or record.rules != "chess":
+        game.setup(start)  # FEN and SetUp, and Variant ("Chess960", "Atomic", ...)
     if record.chess960:  # the start position even where it is the standard one
         h["SetUp"], h["FEN"] = "1", start.fen()
     if comments == "tcec":

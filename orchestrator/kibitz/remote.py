@@ -34,6 +34,7 @@ import msgspec
 from distributed import Client, Future, get_worker
 
 from orchestrator.config.model import ConfigError, KibitzerConfig, TournamentConfig, dask_address
+from orchestrator.core.game.variants import new_board, rules_on
 from orchestrator.engines.adapter import Engine, EngineFault
 from orchestrator.executor.cluster import connect_client, security
 from orchestrator.kibitz.analysis import analyse
@@ -90,10 +91,13 @@ class KibitzHost:
         self.touched = time.monotonic()
         return self._on_loop(self._start(), self.config.startup_timeout + CALL_S)
 
-    def analyse(self, seq: int, fen: str, moves: list[str], chess960: bool) -> None:
-        """Analyse the position `fen` + `moves` from now on, without a limit."""
+    def analyse(
+        self, seq: int, fen: str, moves: list[str], chess960: bool, rules: str = "chess"
+    ) -> None:
+        """Analyse the position `fen` + `moves` (a game by `rules`) from now on, without a
+        limit."""
         self.touched = time.monotonic()
-        self._on_loop(self._analyse(seq, fen, moves, chess960))
+        self._on_loop(self._analyse(seq, fen, moves, chess960, rules))
 
     def take(self, seq: int) -> tuple[list[chess.engine.InfoDict], bool, str]:
         """The analysis of position `seq` since the last take: the infos, whether the engine
@@ -116,9 +120,11 @@ class KibitzHost:
             raise RuntimeError(f"{fault.kind}: {fault.detail} (on game host {self.host})") from None
         return _where(self.host, self.engine.pid)
 
-    async def _analyse(self, seq: int, fen: str, moves: list[str], chess960: bool) -> None:
+    async def _analyse(
+        self, seq: int, fen: str, moves: list[str], chess960: bool, rules: str
+    ) -> None:
         await self._stop_analysis()
-        board = chess.Board(fen, chess960=chess960)
+        board = new_board(fen, chess960, rules)
         for uci in moves:
             board.push_uci(uci)
         self.seq, self.infos, self.complete, self.error = seq, [], False, ""
@@ -185,7 +191,7 @@ class RemoteAnalyser:
         self.seq += 1
         root = board.root()
         moves = [m.uci() for m in board.move_stack]
-        await self.ask("analyse", self.seq, root.fen(), moves, board.chess960)
+        await self.ask("analyse", self.seq, root.fen(), moves, board.chess960, rules_on(board))
         while True:
             infos, complete, error = await self.ask("take", self.seq)
             for info in infos:

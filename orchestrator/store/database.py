@@ -227,6 +227,7 @@ def _opening(text: str | None) -> Opening | None:
         data.get("eco"),
         data.get("variation"),
         bool(data.get("chess960")),
+        data.get("rules", "chess"),
     )
 
 
@@ -240,6 +241,8 @@ def _opening_json(opening: Opening | None) -> str | None:
         data["variation"] = opening.variation
     if opening.chess960:
         data["chess960"] = True
+    if opening.rules != "chess":
+        data["rules"] = opening.rules
     return json.dumps(data)
 
 

@@ -28,6 +28,7 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry
 
 from orchestrator.core.event.standings import scores_by_round
+from orchestrator.core.game.variants import RULES, new_board
 from orchestrator.event.api import GameJSON, RoundJSON
 from orchestrator.event.audit import audit_log
 from orchestrator.event.export import crosstable, event_pgn, round_pgn, slug
@@ -213,7 +214,7 @@ async def game_page(request: web.Request) -> web.Response:
 
 async def board_svg(request: web.Request) -> web.Response:
     _, game = await _game(request)
-    board = chess.Board(game["fen"], chess960=game["chess960"])
+    board = new_board(game["fen"], game["chess960"], game["variant"])
     lastmove = None
     if game["moves"]:
         lastmove = chess.Move.from_uci(game["moves"][-1]["uci"])
@@ -221,16 +222,24 @@ async def board_svg(request: web.Request) -> web.Response:
 
 
 async def position_svg(request: web.Request) -> web.Response:
-    """`/board.svg?fen=...&last=e2e4&arrow=e7e5&chess960=1`: a position as python-chess
+    """`/board.svg?fen=...&last=e2e4&arrow=e7e5&chess960=1&variant=crazyhouse`: a position
+    as python-chess
     draws it, with the last move and the expected reply; the same for every viewer, so it
     is drawn once and cached."""
     query = request.query
     fen = query.get("fen", "")
     if not 0 < len(fen) <= 100:
         raise web.HTTPBadRequest(text="fen: a FEN of up to 100 characters")
+    rules = query.get("variant", "chess")
+    if rules != "chess" and rules not in RULES:
+        raise web.HTTPBadRequest(text=f"variant: one of {', '.join(RULES)} (or chess)")
     try:
         svg = charts.board(
-            fen, query.get("last", ""), query.get("arrow", ""), query.get("chess960") == "1"
+            fen,
+            query.get("last", ""),
+            query.get("arrow", ""),
+            query.get("chess960") == "1",
+            rules,
         )
     except ValueError as exc:
         raise web.HTTPBadRequest(text=str(exc)) from None

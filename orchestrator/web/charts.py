@@ -12,6 +12,7 @@ from html import escape
 import chess
 import chess.svg
 
+from orchestrator.core.game.variants import new_board
 from orchestrator.event.api import GameJSON, MoveJSON, Side
 
 WIDTH, HEIGHT, PAD = 640, 240, 30
@@ -118,15 +119,18 @@ def progress_chart(names: Sequence[str], scores: dict[str, list[float]]) -> str:
     return "\n".join(parts)
 
 
-#: a move in UCI, the only form a board picture takes
-_UCI = re.compile(r"^[a-h][1-8][a-h][1-8][qrbn]?$")
+#: a move in UCI, the only form a board picture takes (a crazyhouse drop: "N@f3")
+_UCI = re.compile(r"^([a-h][1-8]|[PNBRQ]@)[a-h][1-8][qrbnk]?$")
 
 
 @functools.lru_cache(maxsize=4096)
-def board(fen: str, last: str = "", arrow: str = "", chess960: bool = False) -> str:
+def board(
+    fen: str, last: str = "", arrow: str = "", chess960: bool = False, rules: str = "chess"
+) -> str:
     """A position as python-chess draws it: the board, the `last` move marked, and the
     `arrow` of the move expected next.  Every viewer of a position asks for the same picture,
-    so it is drawn once.  A `ValueError` for a position or move that is not one.
+    so it is drawn once.  A `ValueError` for a position or move that is not one.  A
+    variant's position (`rules`) is read by its rules: a crazyhouse FEN has its pockets.
 
     >>> svg = board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1", "e2e4", "e7e5")
     >>> svg.startswith("<svg"), 'class="arrow"' in svg, "lastmove" in svg
@@ -135,8 +139,11 @@ def board(fen: str, last: str = "", arrow: str = "", chess960: bool = False) -> 
     Traceback (most recent call last):
     ...
     ValueError: expected 'w' or 'b' for turn part of fen: 'not a position'
+    >>> zh = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"
+    >>> board(zh, "N@f3", rules="crazyhouse")[:4]
+    '<svg'
     """
-    position = chess.Board(fen, chess960=chess960)
+    position = new_board(fen, chess960, rules)
     moves = []
     for text in (last, arrow):
         if text and not _UCI.match(text):

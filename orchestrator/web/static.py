@@ -44,11 +44,12 @@ const byId = (id) => document.getElementById(id);
 
 // the position as python-chess draws it (/board.svg, the same picture for every viewer):
 // the last move marked, the reply its engine expects as an arrow
-function drawBoard(img, fen, uci, expected, chess960) {
+function drawBoard(img, fen, uci, expected, chess960, variant) {
   const query = new URLSearchParams({fen: fen});
   if (uci) query.set('last', uci);
   if (expected) query.set('arrow', expected);
   if (chess960) query.set('chess960', '1');
+  if (variant && variant !== 'chess') query.set('variant', variant);
   const src = 'board.svg?' + query.toString();
   if (img.getAttribute('src') !== src) img.setAttribute('src', src);
   img.dataset.fen = fen;
@@ -140,7 +141,7 @@ function gamePage(id) {
     const i = state.selected === null ? g.moves.length - 1 : state.selected;
     const m = g.moves[i];
     drawBoard(byId('board'), m ? m.fen : g.start_fen, m ? m.uci : null,
-      m ? m.expected : null, g.chess960);
+      m ? m.expected : null, g.chess960, g.variant);
     const number = Math.floor((startPly() + i) / 2) + 1;
     const label = m ? `${number}${m.side === 'white' ? '.' : '...'} ${m.san}` : '';
     byId('position').textContent = state.selected === null ? 'live' : 'after ' + label;

@@ -32,6 +32,9 @@ move number in the game (1 = its first move).
     --by-opponent              results fixed by the two names (UCI_Opponent): a hash of the pair
                                picks a win for either (both report +-15 pawns) or a draw (0)
     --chess960                 declare Chess960 (UCI_Chess960; XBoard variants fischerandom)
+    --variants "atomic,3check" declare python-chess's variants (UCI_Variant's values by their
+                               UCI names; XBoard's variants feature by their XBoard names) and
+                               play by the rules of the one it is told
     --castle                   castle whenever it can (the king's side first)
     --ponder                   (uci) name a ponder move: the reply an engine with this --seed
                                would choose; ponder on `go ponder` until `ponderhit` (then
@@ -49,6 +52,16 @@ import time
 from pathlib import Path
 
 import chess
+import chess.variant
+
+
+def xboard_names(args: argparse.Namespace) -> list[str]:
+    """The XBoard names of the variants `--variants` names by their UCI names."""
+    return [
+        str(chess.variant.find_variant(name).xboard_variant)
+        for name in args.variants.split(",")
+        if name
+    ]
 
 
 def options() -> argparse.Namespace:
@@ -84,6 +97,7 @@ def options() -> argparse.Namespace:
     p.add_argument("--by-opponent", action="store_true")
     p.add_argument("--score-below", default="")
     p.add_argument("--chess960", action="store_true")
+    p.add_argument("--variants", default="")
     p.add_argument("--castle", action="store_true")
     p.add_argument("--ponder", action="store_true")
     p.add_argument("--ponder-miss", action="store_true")
@@ -114,6 +128,7 @@ class Brain:
         self.clock_ms = 0  # the engine's own clock, as last told
         self.position = ""  # the last UCI position line, not set up yet
         self.chess960 = False  # told by UCI_Chess960 or XBoard's "variant fischerandom"
+        self.rules: type[chess.Board] = chess.Board  # told by UCI_Variant or XBoard's variant
 
     def set_up(self) -> None:
         """The board of the last UCI `position` line (only its new moves played, when it
@@ -123,9 +138,10 @@ class Brain:
         fen = chess.STARTING_FEN if head[1] == "startpos" else " ".join(head[2:])
         moves = parts[1].split() if len(parts) > 1 else []
         played = [m.uci() for m in self.board.move_stack]
-        same_start = self.board.root().fen() == chess.Board(fen, chess960=self.chess960).fen()
+        start = self.rules(fen, chess960=self.chess960)
+        same_start = type(self.board) is self.rules and self.board.root().fen() == start.fen()
         if not (same_start and moves[: len(played)] == played):
-            self.board = chess.Board(fen, chess960=self.chess960)
+            self.board = start
             played = []
         for m in moves[len(played) :]:
             self.board.push_uci(m)
@@ -279,6 +295,9 @@ def uci(args: argparse.Namespace, brain: Brain) -> None:
                 say(f"option name {name} type spin default 1 min 0 max 100000")
             if args.chess960:
                 say("option name UCI_Chess960 type check default false")
+            if args.variants:
+                values = " ".join(f"var {v}" for v in ["chess", *args.variants.split(",")])
+                say(f"option name UCI_Variant type combo default chess {values}")
             if args.ponder or args.ponder_miss:
                 say("option name Ponder type check default false")
             say("option name UCI_Opponent type string default")
@@ -287,6 +306,8 @@ def uci(args: argparse.Namespace, brain: Brain) -> None:
             say("readyok")
         elif line.startswith("setoption name UCI_Chess960 value"):
             brain.chess960 = line.split()[-1] == "true"
+        elif line.startswith("setoption name UCI_Variant value"):
+            brain.rules = chess.variant.find_variant(line.split()[-1])
         elif line.startswith("setoption name UCI_Opponent value"):
             brain.opponent = line.split(" ", 7)[-1] if len(line.split()) >= 8 else ""
         elif line == "ucinewgame":
@@ -319,19 +340,23 @@ def xboard(args: argparse.Namespace, brain: Brain) -> None:
         cmd, _, rest = line.partition(" ")
         if cmd == "protover":
             time.sleep(args.slow_start)
-            variants = ' variants="normal,fischerandom"' if args.chess960 else ""
+            names = ["normal", *(["fischerandom"] if args.chess960 else []), *xboard_names(args)]
+            variants = f' variants="{",".join(names)}"' if len(names) > 1 else ""
             say(
                 f'feature ping=1 setboard=1 usermove=1 sigint=0 myname="{args.name}"{variants} '
                 "done=1"
             )
         elif cmd == "new":
             time.sleep(args.newgame_delay)
-            brain.board, brain.chess960 = chess.Board(), False
+            brain.board, brain.chess960, brain.rules = chess.Board(), False, chess.Board
         elif cmd == "variant":
             brain.chess960 = rest == "fischerandom"
-            brain.board = chess.Board(chess960=brain.chess960)
+            brain.rules = next(
+                (b for b in chess.variant.VARIANTS if b.xboard_variant == rest), chess.Board
+            )
+            brain.board = brain.rules(chess960=brain.chess960)
         elif cmd == "setboard":
-            brain.board = chess.Board(rest, chess960=brain.chess960)
+            brain.board = brain.rules(rest, chess960=brain.chess960)
         elif cmd == "usermove":
             brain.board.push_xboard(rest)
         elif cmd == "ping":

@@ -9,13 +9,13 @@ from __future__ import annotations
 import io
 import random
 from dataclasses import dataclass, field
-from typing import Literal
 
 import chess
 import chess.pgn
 
 from orchestrator.core.errors import OrchestratorError
 from orchestrator.core.game.record import MoveRecord
+from orchestrator.core.game.variants import board_class, display_name, is_960, new_board, rules_of
 
 
 class OpeningError(OrchestratorError, ValueError):
@@ -23,9 +23,10 @@ class OpeningError(OrchestratorError, ValueError):
 
 
 START_NAME = "start position"
-#: the game's variant: standard chess, Chess960 (both sides share one of the 960 start
-#: positions), or double Chess960 (each side's back rank chosen on its own)
-Variant = Literal["standard", "chess960", "dfrc"]
+#: the event's variant (`core/game/variants.py`): standard chess, Chess960 (both sides share
+#: one of the 960 start positions), double Chess960 ("dfrc": each side's back rank chosen on
+#: its own), or a variant of the rules ("atomic", "crazyhouse", "3check", ...)
+Variant = str
 #: the standard start position's number among the 960 (Scharnagl's numbering)
 STANDARD_960 = 518
 
@@ -49,6 +50,8 @@ class Opening:
     variation: str | None = field(default=None, repr=False)
     #: a Chess960 game: castling is king-takes-rook, the FEN's castling rights name rooks
     chess960: bool = field(default=False, repr=False)
+    #: the variant of the rules its games follow (`variants.rules_of`; "chess": standard)
+    rules: str = field(default="chess", repr=False)
 
     def board(self) -> chess.Board:
         """The start position (the book moves are not yet played).
@@ -57,8 +60,10 @@ class Opening:
         '4k3/8/8/8/8/8/4P3/4K3 w - - 0 1'
         >>> position(1, "chess960").board().chess960
         True
+        >>> Opening("start", rules="horde").board().uci_variant
+        'horde'
         """
-        return chess.Board(self.fen or chess.STARTING_FEN, chess960=self.chess960)
+        return new_board(self.fen, self.chess960, self.rules)
 
     def book(self) -> tuple[MoveRecord, ...]:
         """The book moves as a game records them: the first moves of every game from this
@@ -86,13 +91,15 @@ class Opening:
         return board
 
     @classmethod
-    def from_san(cls, line: str, fen: str | None = None, chess960: bool = False) -> Opening:
+    def from_san(
+        cls, line: str, fen: str | None = None, chess960: bool = False, rules: str = "chess"
+    ) -> Opening:
         """An opening from a line of SAN moves such as "e4 e5 Nf3" (move numbers allowed).
 
         >>> Opening.from_san("1. e4 e5 2. Nf3").moves
         ('e2e4', 'e7e5', 'g1f3')
         """
-        board = chess.Board(fen or chess.STARTING_FEN, chess960=chess960)
+        board = new_board(fen, chess960, rules)
         moves = []
         for token in line.split():
             if token.rstrip(".").isdigit() or token.endswith("."):
@@ -101,7 +108,7 @@ class Opening:
                 moves.append(board.push_san(token).uci())
             except ValueError:
                 raise OpeningError(f"illegal or unknown move {token!r} in {line!r}") from None
-        return cls(line, fen, tuple(moves), chess960=chess960)
+        return cls(line, fen, tuple(moves), chess960=chess960, rules=rules)
 
     def cut(self, plies: int) -> Opening:
         """The opening's first `plies` book moves only (`opening_plies`), named by them.
@@ -110,7 +117,11 @@ class Opening:
         Opening(name='book.pgn:7, 2 plies', fen=None, moves=('e2e4', 'e7e5'))
         """
         return Opening(
-            f"{self.name}, {plies} plies", self.fen, self.moves[:plies], chess960=self.chess960
+            f"{self.name}, {plies} plies",
+            self.fen,
+            self.moves[:plies],
+            chess960=self.chess960,
+            rules=self.rules,
         )
 
     def with_moves(self, line: str) -> Opening:
@@ -121,8 +132,10 @@ class Opening:
         """
         if not line.strip():
             return self
-        played = Opening.from_san(line, self.fen, self.chess960)
-        return Opening(f"{self.name} {line}", self.fen, played.moves, chess960=self.chess960)
+        played = Opening.from_san(line, self.fen, self.chess960, self.rules)
+        return Opening(
+            f"{self.name} {line}", self.fen, played.moves, chess960=self.chess960, rules=self.rules
+        )
 
 
 def position(number: int, variant: Variant, black: int | None = None) -> Opening:
@@ -199,7 +212,7 @@ def parse_epd(text: str, where: str = "EPD", variant: Variant = "standard") -> l
     [Opening(name='KPK', fen='4k3/8/8/8/8/8/4P3/4K3 w - - 0 1', moves=())]
     """
     openings = []
-    chess960 = variant != "standard"
+    chess960, rules = is_960(variant), rules_of(variant)
     for number, line in enumerate(text.splitlines(), start=1):
         line = line.strip()
         if not line or line.startswith("#"):
@@ -212,7 +225,7 @@ def parse_epd(text: str, where: str = "EPD", variant: Variant = "standard") -> l
                 raise OpeningError(f"{where}: line {number}: {exc}") from None
             continue
         try:
-            board, ops = chess.Board.from_epd(line, chess960=chess960)
+            board, ops = board_class(rules).from_epd(line, chess960=chess960)
         except ValueError as exc:
             raise OpeningError(
                 f"{where}: line {number}: not a valid EPD position ({exc})"
@@ -222,15 +235,18 @@ def parse_epd(text: str, where: str = "EPD", variant: Variant = "standard") -> l
         name = ops.get("id") or ops.get("c0") or f"{where}:{number}"
         eco = ops.get("eco")
         eco_name = None if eco is None else str(eco)
-        openings.append(Opening(str(name), board.fen(), eco=eco_name, chess960=chess960))
+        openings.append(
+            Opening(str(name), board.fen(), eco=eco_name, chess960=chess960, rules=rules)
+        )
     if not openings:
         raise OpeningError(f"{where}: no positions in the file")
     return openings
 
 
 def parse_pgn(text: str, where: str = "PGN", variant: Variant = "standard") -> list[Opening]:
-    """Move lines of a PGN suite, named by their Opening (or Event) tag; in a Chess960 event
-    each starts from its FEN (castling rights as X-FEN or Shredder-FEN).
+    """Move lines of a PGN suite, named by their Opening (or Event) tag, read by the event's
+    rules whatever their Variant tag says; in a Chess960 event each starts from its FEN
+    (castling rights as X-FEN or Shredder-FEN).
 
     >>> parse_pgn('[Opening "Italian"]\\n\\n1. e4 e5 2. Nf3 Nc6 3. Bc4 *')[0].moves
     ('e2e4', 'e7e5', 'g1f3', 'b8c6', 'f1c4')
@@ -238,32 +254,38 @@ def parse_pgn(text: str, where: str = "PGN", variant: Variant = "standard") -> l
     openings = []
     stream = io.StringIO(text)
     number = 0
-    while True:
-        game = chess.pgn.read_game(stream)
+    chess960, rules = is_960(variant), rules_of(variant)
+    tag = "Chess960" if chess960 else display_name(rules)
+    while True:  # each game by the event's rules, whatever its Variant tag says
+        game = chess.pgn.read_game(stream, Visitor=lambda: _ByRules(tag))
         if game is None:
             break
         number += 1
         if game.errors:
             raise OpeningError(f"{where}: game {number}: {game.errors[0]}")
-        fen = game.headers.get("FEN")
-        chess960 = variant != "standard"
-        if chess960:  # read again as Chess960, whatever its Variant tag says
-            game.headers["Variant"] = "Chess960"
-            game = chess.pgn.read_game(io.StringIO(str(game)))
-            assert game is not None
-            if game.errors:
-                raise OpeningError(f"{where}: game {number}: {game.errors[0]}")
-            fen = game.board().fen()
+        fen = game.board().fen() if chess960 else game.headers.get("FEN")
         moves = tuple(m.uci() for m in game.mainline_moves())
         name = game.headers.get("Opening") or game.headers.get("Event") or f"{where}:{number}"
         if name == "?":
             name = f"{where}:{number}"
         eco, variation = game.headers.get("ECO"), game.headers.get("Variation")
         eco_name = eco if eco != "?" else None
-        openings.append(Opening(name, fen, moves, eco_name, variation or None, chess960))
+        openings.append(Opening(name, fen, moves, eco_name, variation or None, chess960, rules))
     if not openings:
         raise OpeningError(f"{where}: no games in the file")
     return openings
+
+
+class _ByRules(chess.pgn.GameBuilder[chess.pgn.Game]):
+    """python-chess's game builder, with the game's Variant tag set to `tag` before its moves
+    are read (by the rules the tag names)."""
+
+    def __init__(self, tag: str) -> None:
+        super().__init__()
+        self.tag = tag
+
+    def end_headers(self) -> None:
+        self.game.headers["Variant"] = self.tag
 
 
 def parse_suite(text: str, where: str, variant: Variant = "standard") -> list[Opening]:

@@ -12,6 +12,7 @@ from chess.engine import Cp, Mate, Score
 
 from orchestrator.core.event.model import Result
 from orchestrator.core.game.rmobility import Goal, g_score
+from orchestrator.core.game.variants import new_board
 
 __all__ = [
     "Cp",
@@ -181,6 +182,19 @@ class GameRecord:
     pgn: str | None = None
     #: Black's time control where it is not White's (`time_control`): time odds
     black_time_control: str | None = None
+    #: the variant of the rules it was played by (`variants.rules_of`; "chess": standard)
+    rules: str = "chess"
+
+    def start(self) -> chess.Board:
+        """The board it started from, before any book move.
+
+        >>> from datetime import datetime
+        >>> now = datetime(2026, 1, 1)
+        >>> horde = GameRecord("A", "B", "*", "normal", "", (), now, now, "1+0", rules="horde")
+        >>> horde.start().fen()
+        'rnbqkbnr/pppppppp/8/1PP2PP1/PPPPPPPP/PPPPPPPP/PPPPPPPP/PPPPPPPP w kq - 0 1'
+        """
+        return new_board(self.start_fen, self.chess960, self.rules)
 
     def goal(self) -> Goal:
         """The game's r-mobility goal (`core/game/rmobility.py`).
@@ -192,7 +206,7 @@ class GameRecord:
         >>> str(GameRecord("A", "B", "0-1", "normal", "", moves, now, now, "1+0").goal())
         '-G0.0'
         """
-        board = chess.Board(self.start_fen or chess.STARTING_FEN, chess960=self.chess960)
+        board = self.start()
         return g_score(board, (chess.Move.from_uci(m.uci) for m in self.moves))
 
     def rmobility_result(self) -> str:
@@ -216,7 +230,7 @@ class GameRecord:
         """
         if self.final_fen is not None:
             return self.final_fen
-        board = chess.Board(self.start_fen or chess.STARTING_FEN, chess960=self.chess960)
+        board = self.start()
         for move in self.moves:
             board.push_uci(move.uci)
         return board.fen()
@@ -231,7 +245,7 @@ class GameRecord:
         >>> GameRecord("A", "B", "1/2-1/2", "normal", "", moves, now, now, "1+0").last_evals()
         ('0.30', '-0.10')
         """
-        turn = chess.Board(self.start_fen or chess.STARTING_FEN).turn
+        turn = self.start().turn
         last: dict[chess.Color, str | None] = {chess.WHITE: None, chess.BLACK: None}
         for move in self.moves:
             if not move.book and move.score is not None:
