@@ -28,7 +28,7 @@ from orchestrator.core.game.adjudication import (
 )
 from orchestrator.core.game.book import Book
 from orchestrator.core.game.clock import Clock, TimeControl
-from orchestrator.core.game.endings import time_loss_detail
+from orchestrator.core.game.endings import VARIANT_WORDS, time_loss_detail
 from orchestrator.core.game.openings import START, Opening
 from orchestrator.core.game.record import (
     Cp,
@@ -216,7 +216,7 @@ def variant_outcome(board: chess.Board) -> Verdict | None:
         if outcome.termination == chess.Termination.CHECKMATE:
             words = f"{winner} mates"
         else:
-            words = f"{winner} wins by the rules of {variant}"
+            words = f"{winner} wins{VARIANT_WORDS}{variant}"
         return Verdict("1-0" if outcome.winner else "0-1", words, words)
     if outcome.termination == chess.Termination.STALEMATE:
         return Verdict("1/2-1/2", "Draw by stalemate", "Stalemate")
@@ -227,7 +227,7 @@ def variant_outcome(board: chess.Board) -> Verdict | None:
         chess.Termination.FIVEFOLD_REPETITION,
     ):
         return rules_draw(board)
-    words = f"Draw by the rules of {variant}"
+    words = f"Draw{VARIANT_WORDS}{variant}"
     return Verdict("1/2-1/2", words, words)
 
 

@@ -21,6 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 from orchestrator.cli import app
+from orchestrator.core.game.endings import Ended, ending_of
 from orchestrator.core.game.openings import OpeningError, parse_suite
 from orchestrator.core.game.variants import RULES, new_board, variant_name
 from orchestrator.event.api import GameJSON
@@ -114,6 +115,7 @@ def test_a_variant_game_ends_by_its_own_rules(
         assert verdict.result == outcome.result()
         if details is not None:
             assert verdict.details == details
+            assert ending_of(Ended("A", "B", "normal", details)) == "variant"  # its own tally
 
 
 def test_a_crazyhouse_position_and_drop_are_drawn() -> None:

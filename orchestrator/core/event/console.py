@@ -84,6 +84,9 @@ def runner_words(ending: Ending, result: str) -> str:
     }
     if ending in draws:
         return draws[ending]
+    if ending == "variant":
+        who = "Draw" if result == "1/2-1/2" else f"{winner} wins"
+        return f"{who} by variant rules"
     if result == "1/2-1/2":
         return "Draw by adjudication"
     words: dict[str, str] = {

@@ -23,6 +23,7 @@ from orchestrator.core.game.record import Fault
 __all__ = [
     "ENDINGS",
     "HEADS",
+    "VARIANT_WORDS",
     "Ended",
     "Ending",
     "Tally",
@@ -41,6 +42,7 @@ Ending = Literal[
     "repetition",
     "fifty_moves",
     "insufficient_material",
+    "variant",
     "resign",
     "adjudicated_win",
     "adjudicated_draw",
@@ -66,6 +68,7 @@ HEADS: dict[Ending, str] = {
     "repetition": "3-fold",
     "fifty_moves": "50-move",
     "insufficient_material": "Material",
+    "variant": "Variant",
     "resign": "Resign",
     "adjudicated_win": "Adj.win",
     "adjudicated_draw": "Adj.draw",
@@ -80,6 +83,10 @@ HEADS: dict[Ending, str] = {
     "director": "Director",
 }
 
+
+#: how the runner words the end of a game by a variant's own rules ("White wins by the rules
+#: of Three-check", "Draw by the rules of Horde")
+VARIANT_WORDS = " by the rules of "
 
 _BY_FAULT: dict[str, Ending] = {
     "time_forfeit": "time_loss",
@@ -187,11 +194,15 @@ def ending_of(game: Ended) -> Ending:
     'time_loss'
     >>> ending_of(Ended("A", "B", "adjudication", "A win by the director's decision"))
     'director'
+    >>> ending_of(Ended("A", "B", "normal", "White wins by the rules of Three-check"))
+    'variant'
     """
     if game.forfeit:
         return "forfeit"
     if game.fault_kind in _BY_FAULT:
         return _BY_FAULT[game.fault_kind]
+    if game.termination == "normal" and VARIANT_WORDS in (game.details or ""):
+        return "variant"
     return _BY_DETAILS.get(game.details or "", "director")
 
 
