@@ -38,13 +38,36 @@ def view(db: Path | None, config: Path, *, pgn: bool = False) -> EventView:
 @app.command()
 @user_errors
 def standings(
-    db: DbOpt = None, config: ConfigOpt = Path("engines.toml"), as_json: JsonOpt = False
+    db: DbOpt = None,
+    config: ConfigOpt = Path("engines.toml"),
+    as_json: JsonOpt = False,
+    columns: Annotated[
+        str | None,
+        typer.Option(
+            "--columns",
+            help="Only cutechess's result table (-resultformat): a format (default, wide, "
+            "per-color, term, draws, ...) or tokens (Rank,Name,Elo,Error,W,L,D,wW,bW,...).",
+        ),
+    ] = None,
 ) -> None:
     """The standings with tiebreaks, and the crosstable."""
     from orchestrator.event import read
+    from orchestrator.event.columns import table, tokens
     from orchestrator.event.export import standings_text
 
+    try:
+        chosen = tokens(columns) if columns is not None else None
+    except ValueError as exc:
+        raise fail(f"--columns: {exc}") from None
     event = view(db, config)
+    if chosen is not None:
+        rows = read.result_records(event)
+        if as_json:
+            values = [r.values(i) for i, r in enumerate(rows, 1)]
+            typer.echo(json.dumps([{t: v[t] for t in chosen} for v in values], indent=1))
+        else:
+            typer.echo(table(chosen, rows), nl=False)
+        return
     if as_json:
         typer.echo(json.dumps(read.standings_json(event), indent=1))
         return

@@ -17,7 +17,7 @@ import chess
 
 from orchestrator.core.event.model import Game, Round, Tournament
 from orchestrator.core.event.standings import standings
-from orchestrator.core.game.endings import Tally, ended, tally
+from orchestrator.core.game.endings import Ended, Tally, ended, tally
 from orchestrator.core.game.openings import START
 from orchestrator.core.game.variants import rules_on
 from orchestrator.core.pairing.registry import lookup
@@ -43,6 +43,7 @@ from orchestrator.event.api import (
     StandingsJSON,
     VoidedJSON,
 )
+from orchestrator.event.columns import Record, records
 from orchestrator.event.export import (
     bracket_data,
     gauntlet_data,
@@ -244,12 +245,36 @@ def ending_tally(view: EventView) -> tuple[Tally, dict[str, Tally]]:
     >>> event.games, sorted(engines)
     (1, ['C', 'D'])
     """
-    return tally(
-        ended(g.white, g.black, g.termination, g.details, g.fault, g.forfeit)
+    return tally(game for game, _ in finished_games(view))
+
+
+def finished_games(view: EventView) -> list[tuple[Ended, str]]:
+    """The event's finished games, each as its ending reads (`core/game/endings.py`), with
+    its result.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> [(game.white, result) for game, result in finished_games(sample_view())]
+    [('D', '1-0')]
+    """
+    return [
+        (ended(g.white, g.black, g.termination, g.details, g.fault, g.forfeit), g.result or "*")
         for r in view.rounds
         for g in r.games
         if g.status == "finished"
-    )
+    ]
+
+
+def result_records(view: EventView) -> list[Record]:
+    """Each engine's games counted as cutechess's result table counts them
+    (`standings --columns`), in the standings' order.
+
+    >>> from orchestrator.event.sample import sample_view
+    >>> [(r.name, r.white, r.black) for r in result_records(sample_view())][:2]
+    [('D', [1, 0, 0], [0, 0, 0]), ('A', [0, 0, 0], [0, 0, 0])]
+    """
+    lines = standings(view.standings_tournament(), view.settings.tiebreaks)
+    tcs = {name: str(e.tc or view.settings.tc) for name, e in view.settings.engines.items()}
+    return records([line.name for line in lines], finished_games(view), tcs)
 
 
 def endings_json(view: EventView) -> EndingsJSON:
