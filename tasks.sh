@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The project's two commands, each self-contained on a fresh Debian machine (as root):
 #   ./tasks.sh demo   run the bundled championship (engines.toml) to the end
-#   ./tasks.sh test   lint, type-check and run the whole test suite
-# Both create .venv, install the package with its test tools, and install the Debian chess
-# engines the demo and the integration tests play with (and Chromium for the browser test).
+#   ./tasks.sh test   lint, type-check, build the documentation site and run the whole suite
+# Both create .venv, install the package with its test and documentation tools, and install
+# the Debian chess engines the demo and the integration tests play with (and Chromium for the
+# browser test).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -37,9 +38,9 @@ setup_python() {
         "$PY" -m venv .venv
     fi
     if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-        log "installing orchestrator and its test tools into .venv"
+        log "installing orchestrator and its test and documentation tools into .venv"
         .venv/bin/python -m pip install -q --upgrade pip
-        .venv/bin/python -m pip install -q -e '.[test]'
+        .venv/bin/python -m pip install -q -e '.[test,docs]'
         echo "$want" >"$stamp"
     fi
 }
@@ -62,6 +63,8 @@ test)
     .venv/bin/ruff check orchestrator tests bench
     log "mypy"
     .venv/bin/mypy
+    log "mkdocs build --strict"
+    NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet
     log "pytest"
     exec .venv/bin/python -m pytest "$@"
     ;;

@@ -11,7 +11,7 @@ charged is the time of the write, whatever the loop was doing.  Records read tog
 handed on together (up to `BATCH_BYTES`), with the last one's stamp; a record that may stop
 the engine's clock ends such a batch, so its line always has its own write's stamp.
 (bench/stamps.py measures this against stamping in the loop and in a reader thread; the
-README says why.)
+measurements page, docs/measurements.md, says why.)
 
 A write becomes one record, so a record is as large as the engine's largest write: the
 engine's end gets a send buffer of `SEND_BUFFER` bytes (at most what the kernel allows, and

@@ -7,8 +7,8 @@ the `go` line on, so that wait is charged to the engine.  So every engine is sta
 shortest slice there is (0.1 ms; its threads and children inherit it), and the daemon's own
 threads take a long one (10 ms): an engine woken by its `go` preempts the daemon.
 `bench/scale.py` measured it with 64 and 128 games at once on a 2-core machine: the time
-charged minus the time reported, p99, went from 3 and 5 ms to 1 and 2 ms (README, "Running
-many games at once").
+charged minus the time reported, p99, went from 3 and 5 ms to 1 and 2 ms
+(docs/measurements.md, "Clocks with many games at once").
 
 Setting a slice needs no privilege (a fair task's `sched_runtime`, through
 `sched_setattr(2)`): the policy and the nice value are kept.  Where the kernel or the

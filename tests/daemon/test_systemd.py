@@ -1,5 +1,5 @@
 """The systemd unit: `systemd-analyze verify` accepts it, and it starts on a fresh install
-(nothing it names must exist before the first run but the folder the README creates)."""
+(nothing it names must exist before the first run but the folder the operators' guide creates)."""
 
 from __future__ import annotations
 
@@ -53,10 +53,10 @@ def test_systemd_analyze_verify_accepts_the_unit(name: str, tmp_path: Path) -> N
     assert out.returncode == 0 and not problems, out.stderr
 
 
-def test_the_game_host_unit_runs_a_worker_as_the_readme_says() -> None:
+def test_the_game_host_unit_runs_a_worker_as_the_guide_says() -> None:
     """One game slot by default, named after the host, no nanny (systemd restarts it)."""
     text = (ROOT / "systemd" / "dask-worker.service").read_text()
     assert "dask worker ${SCHEDULER} --name %H --no-nanny" in text
     assert 'WORKER_ARGS=--nthreads 1 --resources game=1"' in text
-    readme = (ROOT / "README.md").read_text()
+    readme = (ROOT / "docs" / "operator.md").read_text()
     assert "systemd/dask-worker.service" in readme and "--resources" in readme

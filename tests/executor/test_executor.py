@@ -1,5 +1,6 @@
 """Games on several machines: a real Dask cluster of separate processes on 127.0.0.1, started
-with `dask scheduler` and `dask worker` exactly as the README says."""
+with `dask scheduler` and `dask worker` exactly as
+the operators' guide (docs/operator.md) says."""
 
 from __future__ import annotations
 

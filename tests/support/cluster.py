@@ -1,5 +1,6 @@
 """A real Dask cluster for tests: a scheduler and workers, each a process of its own on
-127.0.0.1, started with `dask scheduler` and `dask worker` exactly as the README says."""
+127.0.0.1, started with `dask scheduler` and `dask worker` exactly as
+the operators' guide (docs/operator.md) says."""
 
 from __future__ import annotations
 
