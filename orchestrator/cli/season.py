@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -20,6 +20,9 @@ from orchestrator.cli.base import (
 )
 from orchestrator.cli.web import FdOpt, HostOpt, PortOpt, serve_view
 
+if TYPE_CHECKING:
+    from orchestrator.config.season import Season
+
 season_app = typer.Typer(
     cls=OneLineGroup,
     help="A season's events in order, fields drawn from earlier events' places.",
@@ -31,13 +34,21 @@ app.add_typer(season_app, name="season")
 
 SeasonArg = Annotated[Path, typer.Argument(metavar="SEASON", help="season.toml")]
 ReasonOpt = Annotated[str, typer.Option(help="Why (kept in the season's store).")]
+EventArg = Annotated[str, typer.Argument(help="The event (its name in SEASON).")]
+EnginesArg = Annotated[
+    list[str], typer.Argument(help="Engines, in order: best first (decide), or seeds (field).")
+]
 
 
-def _reason(command: str, reason: str) -> str:
-    """A director's reason, which the season's store keeps: never blank."""
+def _controlled(season: Path, command: str, reason: str) -> Season:
+    """The season a director's control is given to, read; and the control's reason, which
+    the season's store keeps: never blank."""
+    from orchestrator.config.season import load_season
+
+    loaded = load_season(season)
     if not reason.strip():
         raise fail(f"season {command}: --reason: say why (it is kept in the season's store)")
-    return reason
+    return loaded
 
 
 @season_app.command("check")
@@ -84,19 +95,12 @@ def run(
 
 @season_app.command("decide")
 @user_errors
-def decide(
-    season: SeasonArg,
-    event: Annotated[str, typer.Argument(help="The event whose tie is decided.")],
-    engines: Annotated[list[str], typer.Argument(help="The tied engines, best first.")],
-    reason: ReasonOpt,
-) -> None:
+def decide(season: SeasonArg, event: EventArg, engines: EnginesArg, reason: ReasonOpt) -> None:
     """Order engines that tied in EVENT's final places (the season never guesses)."""
-    from orchestrator.config.season import load_season
     from orchestrator.event.season import season_store, stored
 
-    loaded = load_season(season)
+    loaded = _controlled(season, "decide", reason)
     loaded.event(event)
-    _reason("decide", reason)
     if len(set(engines)) != len(engines):
         raise fail(f"{season}: season decide: name each tied engine once")
     if not stored(loaded):
@@ -225,11 +229,9 @@ def next_season(
 @user_errors
 def hold(season: SeasonArg, reason: ReasonOpt) -> None:
     """Hold SEASON before its next event (an event being played goes on to its end)."""
-    from orchestrator.config.season import load_season
     from orchestrator.event.season import season_store
 
-    loaded = load_season(season)
-    _reason("hold", reason)
+    loaded = _controlled(season, "hold", reason)
     with season_store(loaded, write=True) as store:
         store.control("hold", reason)
     typer.echo(f"{season}: held before its next event")
@@ -239,11 +241,9 @@ def hold(season: SeasonArg, reason: ReasonOpt) -> None:
 @user_errors
 def release(season: SeasonArg, reason: ReasonOpt) -> None:
     """Release a hold: `season run` goes on with the next event."""
-    from orchestrator.config.season import load_season
     from orchestrator.event.season import season_store, stored
 
-    loaded = load_season(season)
-    _reason("release", reason)
+    loaded = _controlled(season, "release", reason)
     held = None
     if stored(loaded):
         with season_store(loaded) as store:
@@ -257,18 +257,12 @@ def release(season: SeasonArg, reason: ReasonOpt) -> None:
 
 @season_app.command("field")
 @user_errors
-def field(
-    season: SeasonArg,
-    event: Annotated[str, typer.Argument(help="An event that has not started.")],
-    engines: Annotated[list[str], typer.Argument(help="Its engines, in seed order.")],
-    reason: ReasonOpt,
-) -> None:
+def field(season: SeasonArg, event: EventArg, engines: EnginesArg, reason: ReasonOpt) -> None:
     """Set EVENT's field by hand, before it starts, in place of the one its draws give."""
-    from orchestrator.config.season import check_field, load_season
+    from orchestrator.config.season import check_field
     from orchestrator.event.season import begun, season_store
 
-    loaded = load_season(season)
-    _reason("field", reason)
+    loaded = _controlled(season, "field", reason)
     check_field(loaded, loaded.event(event), tuple(engines))
     if event in begun(loaded):
         raise fail(f"{season}: [[event]] {event!r} has started: its field is fixed")

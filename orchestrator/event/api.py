@@ -263,32 +263,38 @@ class BracketJSON(TypedDict):
     places: list[PlaceJSON]
 
 
-class HeadToHeadJSON(TypedDict):
-    """A two-engine match: the score from the first engine's side, and the Elo difference
-    it implies with its 95% margin (None where unbounded)."""
+class FiguresJSON(TypedDict):
+    """Two engines' games against each other, from the first one's side: their results,
+    and the figures they imply (`core/stats/elo.py`: None where unbounded)."""
 
     engines: list[str]
-    points: list[float]
-    wins: int
-    draws: int
-    losses: int
     games: int
-    planned: int
+    points: list[float]
     #: wins, draws, losses of the first engine
     wdl: list[int]
     #: game pairs (the two games of one opening, one after the other) that scored the first
     #: engine 0, 1/2, 1, 3/2 and 2 points
     penta: list[int]
-    #: the model of the figures below: "pentanomial" once a game pair is complete
+    #: the model of the figures below: "pentanomial" where the games come in pairs
     model: str
-    #: the Elo difference and its 95 % error (`margin` is the same error, kept for readers
-    #: of earlier versions), normalised Elo and its error, LOS (None where unbounded)
+    #: the Elo difference and its 95 % error, normalised Elo and its error, LOS
     elo: float | None
     elo_error: float | None
-    margin: float | None
     nelo: float | None
     nelo_error: float | None
     los: float | None
+
+
+class HeadToHeadJSON(FiguresJSON):
+    """A two-engine match: the score from the first engine's side, and the Elo difference
+    it implies with its 95% margin (None where unbounded)."""
+
+    wins: int
+    draws: int
+    losses: int
+    planned: int
+    #: the same as `elo_error`, kept for readers of earlier versions
+    margin: float | None
     #: the tiebreak matches of a tied match, so far, each scored on its own
     tiebreaks: list[TiebreakJSON]
     #: the engine that won the match (tiebreaks included), once it is over; None otherwise
@@ -332,21 +338,9 @@ class TiebreakJSON(TypedDict):
     points: list[float]
 
 
-class PairJSON(TypedDict):
+class PairJSON(FiguresJSON):
     """Two engines' games against each other in a gauntlet, from the first one's side: as a
     match's figures (`HeadToHeadJSON`), pentanomial where the games come in pairs."""
-
-    engines: list[str]
-    games: int
-    points: list[float]
-    wdl: list[int]
-    penta: list[int]
-    model: str
-    elo: float | None
-    elo_error: float | None
-    nelo: float | None
-    nelo_error: float | None
-    los: float | None
 
 
 class GauntletJSON(TypedDict):
