@@ -498,10 +498,10 @@ class Daemon:
             games=games,
             ratings=[
                 {
-                    "engine": r.name,
-                    "elo": rounded(r.elo),
-                    "low": rounded(r.elo_low),
-                    "high": rounded(r.elo_high),
+                    "engine": r["name"],
+                    "elo": rounded(r["elo"]),
+                    "low": rounded(r["elo_low"]),
+                    "high": rounded(r["elo_high"]),
                 }
                 for r in ratings
             ],

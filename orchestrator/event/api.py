@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
+from orchestrator.core.stats.elo import Figures
+from orchestrator.core.stats.ratings import RatingFigures
+
 __all__ = [
     "AuditEntry",
     "BracketJSON",
@@ -195,8 +198,11 @@ class PlacedJSON(TypedDict):
     byes: int
 
 
-class StandingJSON(PlacedJSON):
-    """A line of the standings."""
+class StandingJSON(PlacedJSON, RatingFigures):
+    """A line of the standings: its games, tiebreaks and strikes, and its rating's figures:
+    the Elo fitted over all the event's games (the field's mean at 0) and its 95 % interval,
+    None for an engine without a finite rating (a perfect or a zero score); and
+    `los_next`, the likelihood that the engine is stronger than the next one by Elo."""
 
     score: float
     games: int
@@ -206,15 +212,6 @@ class StandingJSON(PlacedJSON):
     tiebreaks: dict[str, float]
     strikes: int
     withdrawn_after: int | None
-    #: the Elo fitted over all the event's games (the field's mean at 0) and its 95 %
-    #: interval, None for an engine without a finite rating (a perfect or a zero score)
-    elo: float | None
-    elo_low: float | None
-    elo_high: float | None
-    performance: float | None
-    draw_ratio: float
-    #: the likelihood that the engine is stronger than the next one by Elo
-    los_next: float | None
 
 
 class TeamStandingJSON(PlacedJSON):
@@ -263,9 +260,10 @@ class BracketJSON(TypedDict):
     places: list[PlaceJSON]
 
 
-class FiguresJSON(TypedDict):
+class FiguresJSON(Figures):
     """Two engines' games against each other, from the first one's side: their results,
-    and the figures they imply (`core/stats/elo.py`: None where unbounded)."""
+    and the figures they imply (`core/stats/elo.py`: Elo and its 95 % error, nElo and its
+    error, LOS; None where unbounded)."""
 
     engines: list[str]
     games: int
@@ -275,14 +273,8 @@ class FiguresJSON(TypedDict):
     #: game pairs (the two games of one opening, one after the other) that scored the first
     #: engine 0, 1/2, 1, 3/2 and 2 points
     penta: list[int]
-    #: the model of the figures below: "pentanomial" where the games come in pairs
+    #: the model of the figures: "pentanomial" where the games come in pairs
     model: str
-    #: the Elo difference and its 95 % error, normalised Elo and its error, LOS
-    elo: float | None
-    elo_error: float | None
-    nelo: float | None
-    nelo_error: float | None
-    los: float | None
 
 
 class HeadToHeadJSON(FiguresJSON):

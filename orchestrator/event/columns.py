@@ -151,9 +151,9 @@ class Record:
                 f"{side}Points": points,
                 f"{side}Score": points / played if played else None,
                 f"{side}DScore": sd / played if played else None,
-                f"{side}Elo": estimate.elo,
-                f"{side}Error": estimate.elo_error,
-                f"{side}LOS": estimate.los,
+                f"{side}Elo": estimate["elo"],
+                f"{side}Error": estimate["elo_error"],
+                f"{side}LOS": estimate["los"],
             }
             if side:
                 out |= {f"{side}W": sw, f"{side}L": sl, f"{side}D": sd}

@@ -25,7 +25,7 @@ from orchestrator.core.pairing.gauntlet import games_of, gauntlet_tests, match_s
 from orchestrator.core.pairing.registry import lookup
 from orchestrator.core.pairing.teams import team_standings
 from orchestrator.core.stats.elo import penta_counts, pentanomial, trinomial
-from orchestrator.core.stats.ratings import Rating
+from orchestrator.core.stats.ratings import Rating, unrated
 from orchestrator.core.stats.sprt import SprtState
 from orchestrator.event.api import (
     BracketJSON,
@@ -397,11 +397,11 @@ def pair_figures(games: Sequence[Game], first: str, second: str) -> PairJSON:
         "wdl": [wins, draws, losses],
         "penta": list(counts),
         "model": "pentanomial" if pairs else "trinomial",
-        "elo": _round(elo.elo),
-        "elo_error": _round(elo.elo_error),
-        "nelo": _round(elo.nelo),
-        "nelo_error": _round(elo.nelo_error),
-        "los": _round(elo.los, 4),
+        "elo": _round(elo["elo"]),
+        "elo_error": _round(elo["elo_error"]),
+        "nelo": _round(elo["nelo"]),
+        "nelo_error": _round(elo["nelo_error"]),
+        "los": _round(elo["los"], 4),
     }
 
 
@@ -573,18 +573,11 @@ def standings_data(
     strikes, withdrawn = strikes or {}, withdrawn or {}
     lines = standings(tournament, order)
     if ratings:
-        fitted = {r.name: r for r in event_ratings(tournament, anchor)}
+        fitted = {r["name"]: r for r in event_ratings(tournament, anchor)}
     else:  # no fit (the overview's top of the standings): no Elo, the draw ratio alone
         fitted = {
-            line.name: Rating(
-                line.name,
-                line.games,
-                line.score,
-                None,
-                None,
-                None,
-                None,
-                line.draws / line.games if line.games else 0.0,
+            line.name: unrated(
+                line.name, line.games, line.score, line.draws / line.games if line.games else 0.0
             )
             for line in lines
         }
@@ -600,12 +593,12 @@ def standings_data(
             "tiebreaks": {tb: line.tiebreaks[tb] for tb in order},
             "strikes": strikes.get(line.name, 0),
             "withdrawn_after": withdrawn.get(line.name),
-            "elo": rounded(fitted[line.name].elo),
-            "elo_low": rounded(fitted[line.name].elo_low),
-            "elo_high": rounded(fitted[line.name].elo_high),
-            "performance": rounded(fitted[line.name].performance),
-            "draw_ratio": round(fitted[line.name].draw_ratio, 3),
-            "los_next": rounded(fitted[line.name].los_next, 3),
+            "elo": rounded(fitted[line.name]["elo"]),
+            "elo_low": rounded(fitted[line.name]["elo_low"]),
+            "elo_high": rounded(fitted[line.name]["elo_high"]),
+            "performance": rounded(fitted[line.name]["performance"]),
+            "draw_ratio": round(fitted[line.name]["draw_ratio"], 3),
+            "los_next": rounded(fitted[line.name]["los_next"], 3),
         }
         for line in lines
     ]
@@ -623,7 +616,7 @@ def event_ratings(tournament: Tournament, anchor: tuple[str, float] | None = Non
     >>> from orchestrator.core.event.model import Game, Player, Round
     >>> games = (Game("A", "B", "1-0"), Game("B", "A", "1/2-1/2"))
     >>> t = Tournament((Player("A", 1), Player("B", 2)), (Round(1, games),))
-    >>> [(r.name, round(r.elo, 1)) for r in event_ratings(t)]
+    >>> [(r["name"], round(r["elo"], 1)) for r in event_ratings(t)]
     [('A', 95.4), ('B', -95.4)]
     """
     from orchestrator.core.stats.ratings import fit_ratings  # numpy and scipy: only here
@@ -655,7 +648,7 @@ def standings_table(
     <BLANKLINE>
     """
     lines: list[Line] = standings(tournament, order)
-    ratings = {r.name: r for r in event_ratings(tournament, anchor)}
+    ratings = {r["name"]: r for r in event_ratings(tournament, anchor)}
     header = ["Place", "Engine", "Seed", "Score", "Games", "+", "=", "-", "BYE"]
     header += [_SHORT[tb] for tb in order] + ["Elo", "95%"]
     rows = [
@@ -689,11 +682,11 @@ def _anchored(anchor: tuple[str, float] | None) -> str:
 def _elo_cells(rating: Rating, signed: bool = True) -> list[str]:
     """The Elo and its 95 % interval as the text table shows them ("-" when unbounded):
     signed around the field's mean, plain beside an anchored engine's rating."""
-    if rating.elo is None or rating.elo_low is None or rating.elo_high is None:
+    elo, low, high = rating["elo"], rating["elo_low"], rating["elo_high"]
+    if elo is None or low is None or high is None:
         return ["-", "-"]
     form = "+.0f" if signed else ".0f"
-    low, high = format(rating.elo_low, form), format(rating.elo_high, form)
-    return [format(rating.elo, form), f"{low}..{high}"]
+    return [format(elo, form), f"{format(low, form)}..{format(high, form)}"]
 
 
 def team_data(tournament: Tournament) -> list[TeamStandingJSON]:

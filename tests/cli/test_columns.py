@@ -79,7 +79,7 @@ def test_the_counts_are_the_database_s(event: Path) -> None:
         wins, draws, losses = row["wW"] + row["bW"], row["wD"] + row["bD"], row["wL"] + row["bL"]
         assert (row["W"], row["D"], row["L"], row["Games"]) == (wins, draws, losses, 4)
         assert row["Points"] == wins + draws / 2 and row["Score"] == row["Points"] / 4
-        assert row["Elo"] == trinomial(wins, draws, losses).elo
+        assert row["Elo"] == trinomial(wins, draws, losses)["elo"]
         assert row["TC"] == "10+0.1"
     by_name = {r["Name"]: r for r in rows}
     assert by_name["B"]["Discon"] == 4 and by_name["C"]["Illegal"] >= 1

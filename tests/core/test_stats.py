@@ -55,14 +55,14 @@ def test_elo_matches_fastchess(
     score: float,
 ) -> None:
     """fastchess compares with doctest's Approx(...).epsilon(0.01): within 1 %."""
-    assert e.nelo == pytest.approx(nelo, rel=0.01)
-    assert e.nelo_error == pytest.approx(nelo_error, rel=0.01)
-    assert e.score == pytest.approx(score, rel=0.01)
+    assert e["nelo"] == pytest.approx(nelo, rel=0.01)
+    assert e["nelo_error"] == pytest.approx(nelo_error, rel=0.01)
+    assert e["score"] == pytest.approx(score, rel=0.01)
     if elo is not None:
-        assert e.elo == pytest.approx(elo, rel=0.01)
-        assert e.elo_error == pytest.approx(error, rel=0.01)
+        assert e["elo"] == pytest.approx(elo, rel=0.01)
+        assert e["elo_error"] == pytest.approx(error, rel=0.01)
     if los is not None:  # printed with two decimals, as a percentage
-        assert e.los is not None and f"{100 * e.los:.2f}" == f"{los:.2f}"
+        assert e["los"] is not None and f"{100 * e['los']:.2f}" == f"{los:.2f}"
 
 
 # (counts, elo0, elo1, model, LLR)
@@ -150,11 +150,11 @@ def test_two_engines_at_75_percent_are_190_8_elo_apart() -> None:
     """The closed form: 1 / (1 + 10^(-d/400)) = 0.75, d = 400 log10(3) = 190.85."""
     games = [("A", "B", 1.0)] * 30 + [("B", "A", 1.0)] * 10
     a, b = fit_ratings(games)
-    assert a.elo is not None and b.elo is not None
-    assert a.elo - b.elo == pytest.approx(400 * math.log10(3), abs=1e-3)
-    assert a.elo + b.elo == pytest.approx(0, abs=1e-6)  # the field's mean at 0
-    assert a.performance == pytest.approx(b.elo + 400 * math.log10(3), abs=1e-3)
-    assert a.los_next is not None and a.los_next > 0.99 and b.los_next is None
+    assert a["elo"] is not None and b["elo"] is not None
+    assert a["elo"] - b["elo"] == pytest.approx(400 * math.log10(3), abs=1e-3)
+    assert a["elo"] + b["elo"] == pytest.approx(0, abs=1e-6)  # the field's mean at 0
+    assert a["performance"] == pytest.approx(b["elo"] + 400 * math.log10(3), abs=1e-3)
+    assert a["los_next"] is not None and a["los_next"] > 0.99 and b["los_next"] is None
 
 
 def round_robin(strengths: list[float], cycles: int, seed: int) -> list[tuple[str, str, float]]:
@@ -179,37 +179,37 @@ def test_a_fitted_round_robin_reproduces_every_score(strengths: list[int], seed:
     """The likelihood's maximum: each engine's expected score against the opponents it met,
     at the fitted ratings, is the score it made."""
     games = round_robin([float(s) for s in strengths], 4, seed)
-    ratings = {r.name: r for r in fit_ratings(games)}
-    if any(r.elo is None for r in ratings.values()):
+    ratings = {r["name"]: r for r in fit_ratings(games)}
+    if any(r["elo"] is None for r in ratings.values()):
         return  # a perfect score has no finite rating
     for name, rating in ratings.items():
         expected = 0.0
         for white, black, _ in games:
             if name in (white, black):
                 other = ratings[black if name == white else white]
-                assert rating.elo is not None and other.elo is not None
-                expected += 1 / (1 + 10 ** ((other.elo - rating.elo) / 400))
-        assert expected == pytest.approx(rating.points, abs=1e-3)
-    assert sum(r.elo or 0.0 for r in ratings.values()) == pytest.approx(0, abs=1e-6)
+                assert rating["elo"] is not None and other["elo"] is not None
+                expected += 1 / (1 + 10 ** ((other["elo"] - rating["elo"]) / 400))
+        assert expected == pytest.approx(rating["points"], abs=1e-3)
+    assert sum(r["elo"] or 0.0 for r in ratings.values()) == pytest.approx(0, abs=1e-6)
 
 
 def test_intervals_shrink_as_one_over_the_root_of_the_games() -> None:
     games = round_robin([100, 0, -50, -100], 10, 1)
-    once = {r.name: r for r in fit_ratings(games)}
-    four = {r.name: r for r in fit_ratings(games * 4)}
+    once = {r["name"]: r for r in fit_ratings(games)}
+    four = {r["name"]: r for r in fit_ratings(games * 4)}
     for name, r in once.items():
-        assert r.elo is not None and four[name].elo == pytest.approx(r.elo, abs=1e-3)
-        assert r.elo_low is not None and r.elo_high is not None
-        width, width4 = r.elo_high - r.elo_low, four[name].elo_high - four[name].elo_low  # type: ignore[operator]
+        assert r["elo"] is not None and four[name]["elo"] == pytest.approx(r["elo"], abs=1e-3)
+        assert r["elo_low"] is not None and r["elo_high"] is not None
+        width, width4 = r["elo_high"] - r["elo_low"], four[name]["elo_high"] - four[name]["elo_low"]  # type: ignore[operator]
         assert width / width4 == pytest.approx(2.0, rel=1e-3)
 
 
 def test_an_anchor_and_an_unbeaten_engine() -> None:
     games = [*round_robin([0, 0, 0], 6, 3), ("Z", "E0", 1.0), ("E1", "Z", 0.0)]
-    ratings = {r.name: r for r in fit_ratings(games, names=["Idle"], anchor=("E0", 3000.0))}
-    assert ratings["E0"].elo == pytest.approx(3000.0) and ratings["E0"].elo_low == 3000.0
-    assert ratings["Z"].elo is None and ratings["Z"].points == 2  # won every game
-    assert ratings["Idle"].games == 0 and ratings["Idle"].elo is None
+    ratings = {r["name"]: r for r in fit_ratings(games, names=["Idle"], anchor=("E0", 3000.0))}
+    assert ratings["E0"]["elo"] == pytest.approx(3000.0) and ratings["E0"]["elo_low"] == 3000.0
+    assert ratings["Z"]["elo"] is None and ratings["Z"]["points"] == 2  # won every game
+    assert ratings["Idle"]["games"] == 0 and ratings["Idle"]["elo"] is None
 
 
 def test_only_engines_that_took_points_from_each_other_are_rated() -> None:
@@ -218,7 +218,7 @@ def test_only_engines_that_took_points_from_each_other_are_rated() -> None:
     took points from every other through a chain (E0, E1, E2) and lists Y and Z without."""
     core = round_robin([50, 0, -50], 4, 7)
     extra = [("Y", "Z", 1.0), ("E0", "Y", 1.0), ("Y", "E1", 0.0), ("E2", "Z", 1.0)]
-    ratings = {r.name: r for r in fit_ratings([*core, *extra])}
-    assert {n for n, r in ratings.items() if r.elo is not None} == {"E0", "E1", "E2"}
-    assert ratings["Y"].elo is None and ratings["Z"].elo is None
-    assert sum(r.elo or 0.0 for r in ratings.values()) == pytest.approx(0, abs=1e-6)
+    ratings = {r["name"]: r for r in fit_ratings([*core, *extra])}
+    assert {n for n, r in ratings.items() if r["elo"] is not None} == {"E0", "E1", "E2"}
+    assert ratings["Y"]["elo"] is None and ratings["Z"]["elo"] is None
+    assert sum(r["elo"] or 0.0 for r in ratings.values()) == pytest.approx(0, abs=1e-6)

@@ -170,6 +170,7 @@ def fastchess_block(score: Score, tc: str, sprt: SprtState | None = None) -> lis
     wins, losses, draws = _wld(points)
     counts = penta_counts(a + b for a, b in pairs)
     estimate = pentanomial(counts)
+    share = estimate["score"]
     games = len(points)
     total = wins + draws / 2
     percent = 100 * total / games if games else 0.0
@@ -181,10 +182,10 @@ def fastchess_block(score: Score, tc: str, sprt: SprtState | None = None) -> lis
     lines = [
         RULE,
         f"Results of {score.first} vs {score.second} ({tc}):",
-        f"Elo: {_figure(estimate.elo, score=estimate.score)} +/- {_figure(estimate.elo_error)}, "
-        f"nElo: {_figure(estimate.nelo, score=estimate.score)} +/- "
-        f"{_figure(estimate.nelo_error)}",
-        f"LOS: {_los(estimate.los, estimate.score):.2f} %, "
+        f"Elo: {_figure(estimate['elo'], score=share)} +/- {_figure(estimate['elo_error'])}, "
+        f"nElo: {_figure(estimate['nelo'], score=share)} +/- "
+        f"{_figure(estimate['nelo_error'])}",
+        f"LOS: {_los(estimate['los'], share):.2f} %, "
         f"DrawRatio: {draw_ratio:.2f} %, PairsRatio: {pairs_ratio:.2f}",
         f"Games: {games}, Wins: {wins}, Losses: {losses}, Draws: {draws}, "
         f"Points: {total:.1f} ({percent:.2f} %)",
@@ -210,8 +211,8 @@ def cutechess_block(score: Score, sprt: SprtState | None = None) -> list[str]:
     lines = [
         f"Score of {score.first} vs {score.second}: {wins} - {losses} - {draws}  "
         f"[{share:.3f}] {games}",
-        f"Elo difference: {_figure(estimate.elo, 1, share)} +/- "
-        f"{_figure(estimate.elo_error, 1)}, LOS: {_los(estimate.los, share):.1f} %, "
+        f"Elo difference: {_figure(estimate['elo'], 1, share)} +/- "
+        f"{_figure(estimate['elo_error'], 1)}, LOS: {_los(estimate['los'], share):.1f} %, "
         f"DrawRatio: {100 * draws / games if games else 0.0:.1f} %",
     ]
     if sprt is not None:

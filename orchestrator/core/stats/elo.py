@@ -25,10 +25,18 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from statistics import NormalDist
+from typing import TypedDict
 
-import msgspec
-
-__all__ = ["PENTA_SCORES", "Z95", "Estimate", "elo", "penta_counts", "pentanomial", "trinomial"]
+__all__ = [
+    "PENTA_SCORES",
+    "Z95",
+    "Estimate",
+    "Figures",
+    "elo",
+    "penta_counts",
+    "pentanomial",
+    "trinomial",
+]
 
 #: the half-width of a 95 % interval, in standard errors
 Z95 = NormalDist().inv_cdf(0.975)
@@ -37,18 +45,24 @@ PENTA_SCORES = (0.0, 0.25, 0.5, 0.75, 1.0)
 _NELO = 800.0 / math.log(10.0)
 
 
-class Estimate(msgspec.Struct, frozen=True):
-    """A result with its uncertainty: its units (games, or game pairs), the mean score per
-    game, Elo and its 95 % error, nElo and its error, LOS.  A figure that a score of 0 or 1
-    (or no spread at all) leaves unbounded is None."""
+class Figures(TypedDict):
+    """What a result says of two engines: Elo and its 95 % error, nElo and its error, LOS.
+    A figure that a score of 0 or 1 (or no spread at all) leaves unbounded is None.  The
+    JSON outputs carry them as they are (`event/api.py`)."""
 
-    units: int
-    score: float
     elo: float | None
     elo_error: float | None
     nelo: float | None
     nelo_error: float | None
     los: float | None
+
+
+class Estimate(Figures):
+    """A result with its uncertainty: its units (games, or game pairs), the mean score per
+    game, and its figures."""
+
+    units: int
+    score: float
 
 
 def elo(score: float) -> float | None:
@@ -65,7 +79,7 @@ def elo(score: float) -> float | None:
 def _estimate(values: Sequence[float], counts: Sequence[int], per_pair: bool) -> Estimate:
     units = int(sum(counts))
     if units == 0:
-        return Estimate(0, 0.5, None, None, None, None, None)
+        return _unbounded(0, 0.5)
     p = [c / units for c in counts]
     score = sum(pi * x for pi, x in zip(p, values, strict=True))
     variance = sum(pi * (x - score) ** 2 for pi, x in zip(p, values, strict=True))
@@ -73,17 +87,26 @@ def _estimate(values: Sequence[float], counts: Sequence[int], per_pair: bool) ->
     low, high = elo(score - Z95 * spread), elo(score + Z95 * spread)
     error = None if low is None or high is None else (high - low) / 2
     if variance <= 0.0:
-        return Estimate(units, score, elo(score), error, None, None, None)
+        bounded = _unbounded(units, score)
+        bounded["elo"], bounded["elo_error"] = elo(score), error
+        return bounded
     sigma = math.sqrt(2.0 * variance if per_pair else variance)
     los = NormalDist().cdf((score - 0.5) / spread)
     return Estimate(
-        units,
-        score,
-        elo(score),
-        error,
-        (score - 0.5) / sigma * _NELO,
-        Z95 * spread / sigma * _NELO,
-        los,
+        units=units,
+        score=score,
+        elo=elo(score),
+        elo_error=error,
+        nelo=(score - 0.5) / sigma * _NELO,
+        nelo_error=Z95 * spread / sigma * _NELO,
+        los=los,
+    )
+
+
+def _unbounded(units: int, score: float) -> Estimate:
+    """An estimate whose figures are all unbounded (None)."""
+    return Estimate(
+        units=units, score=score, elo=None, elo_error=None, nelo=None, nelo_error=None, los=None
     )
 
 
@@ -91,9 +114,9 @@ def trinomial(wins: int, draws: int, losses: int) -> Estimate:
     """The trinomial estimate of `wins`, `draws` and `losses` (the games are the units).
 
     >>> e = trinomial(19, 74, 7)  # TCEC Superfinal 21: Stockfish 56 - 44 Leela
-    >>> round(e.elo, 1), round(e.elo_error, 1), round(e.los, 4)
+    >>> round(e["elo"], 1), round(e["elo_error"], 1), round(e["los"], 4)
     (41.9, 34.4, 0.9923)
-    >>> trinomial(0, 2, 0).elo, trinomial(3, 0, 0).elo_error
+    >>> trinomial(0, 2, 0)["elo"], trinomial(3, 0, 0)["elo_error"]
     (0.0, None)
     """
     return _estimate((1.0, 0.5, 0.0), (wins, draws, losses), per_pair=False)
@@ -104,7 +127,7 @@ def pentanomial(counts: Sequence[int]) -> Estimate:
     (`counts`, in that order; the pairs are the units).
 
     >>> e = pentanomial((0, 2, 6, 2, 0))  # ten pairs, even
-    >>> e.units, e.score, e.elo, round(e.elo_error, 1)
+    >>> e["units"], e["score"], e["elo"], round(e["elo_error"], 1)
     (10, 0.5, 0.0, 69.0)
     """
     if len(counts) != len(PENTA_SCORES):

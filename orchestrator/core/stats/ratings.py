@@ -22,9 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from statistics import NormalDist
-from typing import TYPE_CHECKING
-
-import msgspec
+from typing import TYPE_CHECKING, TypedDict
 
 from orchestrator.core.stats.elo import Z95, elo
 
@@ -32,27 +30,52 @@ if TYPE_CHECKING:  # numpy, scipy and networkx are loaded where a fit runs, not 
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["Rating", "fit_ratings"]
+__all__ = ["Rating", "RatingFigures", "fit_ratings", "unrated"]
 
 _K = math.log(10.0) / 400.0
 #: a bound on the fit (never reached inside a strongly connected component)
 _BOUND = 4000.0
 
 
-class Rating(msgspec.Struct, frozen=True):
+class RatingFigures(TypedDict):
     """An engine's fitted Elo with its 95 % interval (None: no finite rating), its
     performance, draw ratio, and the likelihood that it is stronger than the engine ranked
-    next below it (None for the last, or without ratings)."""
+    next below it (None for the last, or without ratings).  The standings' JSON carries them
+    (`event/api.py`)."""
 
-    name: str
-    games: int
-    points: float
     elo: float | None
     elo_low: float | None
     elo_high: float | None
     performance: float | None
     draw_ratio: float
-    los_next: float | None = None
+    los_next: float | None
+
+
+class Rating(RatingFigures):
+    """An engine's games, points and figures."""
+
+    name: str
+    games: int
+    points: float
+
+
+def unrated(name: str, games: int, points: float, draw_ratio: float) -> Rating:
+    """An engine's line without a fit: no Elo, no interval, no performance, no LOS.
+
+    >>> unrated("A", 4, 2.5, 0.25)["elo"], unrated("A", 4, 2.5, 0.25)["draw_ratio"]
+    (None, 0.25)
+    """
+    return {
+        "name": name,
+        "games": games,
+        "points": points,
+        "elo": None,
+        "elo_low": None,
+        "elo_high": None,
+        "performance": None,
+        "draw_ratio": draw_ratio,
+        "los_next": None,
+    }
 
 
 def fit_ratings(
@@ -67,10 +90,10 @@ def fit_ratings(
     A 75 % score between two engines is 190.8 Elo, split around the mean:
 
     >>> two = fit_ratings([("A", "B", 1.0)] * 3 + [("A", "B", 0.0)])
-    >>> [(r.name, round(r.elo, 1)) for r in two]
+    >>> [(r["name"], round(r["elo"], 1)) for r in two]
     [('A', 95.4), ('B', -95.4)]
     >>> one = fit_ratings([("A", "B", 1.0)] * 3 + [("A", "B", 0.0)], anchor=("B", 2000))
-    >>> [(r.name, round(r.elo, 1), r.elo_low == r.elo_high) for r in one]
+    >>> [(r["name"], round(r["elo"], 1), r["elo_low"] == r["elo_high"]) for r in one]
     [('A', 2190.8, False), ('B', 2000.0, True)]
     """
     everyone = sorted(set(names or ()) | {g[0] for g in games} | {g[1] for g in games})
@@ -98,18 +121,22 @@ def fit_ratings(
             value = float(ratings[i])
             half = Z95 * math.sqrt(max(0.0, float(covariance[i, i])))
         out.append(
-            Rating(
+            unrated(
                 name,
                 played[name],
                 points[name],
-                value,
-                None if value is None or half is None else value - half,
-                None if value is None or half is None else value + half,
-                _performance(name, games, ratings, index, points[name], played[name]),
                 draws[name] / played[name] if played[name] else 0.0,
             )
+            | {
+                "elo": value,
+                "elo_low": None if value is None or half is None else value - half,
+                "elo_high": None if value is None or half is None else value + half,
+                "performance": _performance(
+                    name, games, ratings, index, points[name], played[name]
+                ),
+            }
         )
-    out.sort(key=lambda r: (r.elo is None, -(r.elo or 0.0), -r.points, r.name))
+    out.sort(key=lambda r: (r["elo"] is None, -(r["elo"] or 0.0), -r["points"], r["name"]))
     return _with_los(out, index, covariance)
 
 
@@ -236,10 +263,11 @@ def _with_los(
     for k, rating in enumerate(ranked):
         below = ranked[k + 1] if k + 1 < len(ranked) else None
         los = None
-        if rating.elo is not None and below is not None and below.elo is not None:
-            i, j = index[rating.name], index[below.name]
+        mine, theirs = rating["elo"], below["elo"] if below is not None else None
+        if mine is not None and below is not None and theirs is not None:
+            i, j = index[rating["name"]], index[below["name"]]
             variance = covariance[i, i] + covariance[j, j] - 2.0 * covariance[i, j]
             if variance > 0:
-                los = NormalDist().cdf((rating.elo - below.elo) / math.sqrt(variance))
-        out.append(msgspec.structs.replace(rating, los_next=los))
+                los = NormalDist().cdf((mine - theirs) / math.sqrt(variance))
+        out.append(rating | {"los_next": los})
     return out
