@@ -170,8 +170,8 @@ async def _probe(path: Path, update: EngineUpdate) -> None:
     """Check the update against the event, then start the updated engine once: a new binary
     or option is refused before it counts."""
     from orchestrator.config.model import EngineConfig
-    from orchestrator.core.game.variants import is_960, new_board, rules_of
     from orchestrator.engines.adapter import Engine, EngineFault
+    from orchestrator.engines.probe import event_board
     from orchestrator.event.controls import ControlRefused
     from orchestrator.event.read import view_of
     from orchestrator.store.database import Store
@@ -204,7 +204,7 @@ async def _probe(path: Path, update: EngineUpdate) -> None:
         raise ControlRefused(f"{name}: the update does not start: {fault.detail}") from None
     await started.close()
     variant = view.settings.variant
-    undeclared = started.undeclared(new_board(chess960=is_960(variant), rules=rules_of(variant)))
+    undeclared = started.undeclared(event_board(variant))
     if undeclared is not None:
         raise ControlRefused(f"{name}: the update: {undeclared}, and this is a {variant} event")
 

@@ -82,7 +82,7 @@ async def probe_all(config: Config, fen_reason: str | None, *, engines: bool = T
 
     async def kibitzer(k: KibitzerConfig) -> None:
         async with gate:
-            await probe_kibitzer(config.path, k)
+            await probe_kibitzer(config.path, k, variant=config.tournament.variant)
 
     outcomes = await asyncio.gather(
         *(one(e) for e in config.engines if engines),

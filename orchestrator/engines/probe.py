@@ -36,7 +36,6 @@ async def probe(config: Config, engine: EngineConfig, fen_reason: str | None = N
     variant = config.tournament.variant
     if variant != "standard":
         fen_reason = fen_reason or f"a {variant} event starts every game from a FEN"
-    board = new_board(chess960=is_960(variant), rules=rules_of(variant))
     try:
         started = await Engine.start(engine)
     except EngineFault as fault:
@@ -44,7 +43,7 @@ async def probe(config: Config, engine: EngineConfig, fen_reason: str | None = N
         raise ConfigError(
             f'{config.path}: [[engine]] "{engine.name}": {fault.detail}{last}'
         ) from None
-    undeclared = started.undeclared(board)
+    undeclared = started.undeclared(event_board(variant))
     if undeclared is not None:
         await started.close()
         raise ConfigError(
@@ -60,14 +59,34 @@ async def probe(config: Config, engine: EngineConfig, fen_reason: str | None = N
     return started
 
 
-async def probe_kibitzer(path: object, kibitzer: KibitzerConfig, host: str | None = None) -> None:
+async def probe_kibitzer(
+    path: object, kibitzer: KibitzerConfig, host: str | None = None, variant: str = "standard"
+) -> None:
     """Start and close a kibitzer's engine; a `ConfigError` naming the kibitzer (and the game
-    host it was tried on) when it cannot start."""
+    host it was tried on) when it cannot start, or does not declare the event's `variant`
+    (it could not analyse a position of it)."""
+    where = f" (on game host {host})" if host else ""
     try:
         started = await Engine.start(kibitzer.engine())  # a busy host must not fail it
     except EngineFault as fault:
-        where = f" (on game host {host})" if host else ""
         raise ConfigError(
             f'{path}: [[kibitzer]] "{kibitzer.name}": {fault.detail}{where}'
         ) from None
-    await started.close()
+    try:
+        undeclared = started.undeclared(event_board(variant))
+    finally:
+        await started.close()
+    if undeclared is not None:
+        raise ConfigError(
+            f'{path}: [[kibitzer]] "{kibitzer.name}": {undeclared}{where}, so it cannot '
+            f"analyse a {variant} event"
+        )
+
+
+def event_board(variant: str) -> chess.Board:
+    """A board of the event's `variant`, for asking an engine whether it declares it.
+
+    >>> event_board("crazyhouse").uci_variant, event_board("dfrc").chess960
+    ('crazyhouse', True)
+    """
+    return new_board(chess960=is_960(variant), rules=rules_of(variant))

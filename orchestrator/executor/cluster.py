@@ -323,7 +323,7 @@ class DaskExecutor:
         ]  # fmt: skip
         tries += [
             (f'[[kibitzer]] "{k.name}"', dict(k.requires), "it", check_kibitzer,
-             (str(config.path), k))
+             (str(config.path), k, config.tournament.variant))
             for k in config.kibitzers
             if k.requires  # one without runs beside the daemon: tried there
         ]  # fmt: skip

@@ -308,10 +308,10 @@ def check_engine(config: Config, engine: EngineConfig, fen_reason: str | None) -
     return host
 
 
-def check_kibitzer(path: str, kibitzer: KibitzerConfig) -> str:
+def check_kibitzer(path: str, kibitzer: KibitzerConfig, variant: str = "standard") -> str:
     """Start and close a kibitzer's engine on this worker (`orchestrator check`, for a
     kibitzer that `requires` a game host); the name of the host.  A `ConfigError` naming
     the kibitzer (and the host) when it cannot start."""
     host = host_name(get_worker())
-    asyncio.run(probe_kibitzer(path, kibitzer, host))
+    asyncio.run(probe_kibitzer(path, kibitzer, host, variant))
     return host
