@@ -35,7 +35,7 @@ BY_KIND = {
 def test_the_tally_of_endings_equals_the_database(tmp_path: Path) -> None:
     players = ["E01", *FAULTS, "E07", "E08"]
     config = event_config(tmp_path, players=players, rounds=3, legs=False, extra="timemargin = 100")
-    text = config.read_text().replace('tc = "60+1"', 'tc = "2+0.1"')
+    text = config.read_text().replace('tc = "60+1"', 'tc = "1+0.1"')
     for name, args in FAULTS.items():
         flags = ", ".join(json.dumps(a) for a in args)
         text = text.replace(f'"--name", "{name}",', f'"--name", "{name}", {flags},')

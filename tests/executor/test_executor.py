@@ -94,6 +94,7 @@ def test_a_swiss_on_two_workers_equals_the_same_swiss_played_locally(
 ) -> None:
     two_workers(cluster)
     results = {}
+    daemons = {}  # the three events play at the same time, each in a folder of its own
     for executor in ("local", cluster.url, "processes"):
         folder = tmp_path / executor.split(":")[0]
         folder.mkdir()
@@ -102,8 +103,10 @@ def test_a_swiss_on_two_workers_equals_the_same_swiss_played_locally(
         if executor == "processes":
             stale.mkdir()
             (stale / "scheduler.json").write_text('{"address": "tcp://127.0.0.1:1"}')
-        out = run_daemon(config)
-        assert out.returncode == 0, out.stderr + out.stdout[-3000:]
+        daemons[executor] = (folder, stale, start_daemon(config))
+    for executor, (folder, stale, daemon) in daemons.items():
+        stdout, stderr = daemon.communicate(timeout=300)
+        assert daemon.returncode == 0, stderr + stdout[-3000:]
         assert not stale.exists()  # cleared at the start, removed at the end
         results[executor.split(":")[0]] = outcome(folder / "event.sqlite")
         played = hosts(folder / "event.sqlite")
@@ -125,7 +128,7 @@ def test_a_swiss_on_two_workers_equals_the_same_swiss_played_locally(
                 "host-a",
                 "host-b",
             }
-            placed = [e for e in log_events(out.stdout) if e["event"] == "game_placed"]
+            placed = [e for e in log_events(stdout) if e["event"] == "game_placed"]
             assert len(placed) == 18 and {e["host"] for e in placed} == {"host-a", "host-b"}
             first = played[0][2]
             page, api = asyncio.run(web_view(folder / "event.sqlite", "/games/1", "/api/games/1"))

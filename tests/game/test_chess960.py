@@ -104,7 +104,7 @@ name = "FRC"
 variant = "chess960"
 format = "double"
 rounds = 3
-tc = "depth=7"
+tc = "depth=5"
 concurrency = 2
 random_seed = 5
 database = "frc.sqlite"
