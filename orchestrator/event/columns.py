@@ -9,6 +9,7 @@ played with that colour.  BYEs are not games here.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -63,7 +64,18 @@ _DRAWS = {
     "tablebase": "DAdj",
     "move_limit": "DAdj",
 }
-_FAULT_COLUMNS = {"time_loss": "Time", "illegal_move": "Illegal", "disconnect": "Discon"}
+#: the losses each fault column counts (the engine's own faults)
+_FAULT_COLUMNS = {
+    "time_loss": "Time",
+    "illegal_move": "Illegal",
+    "disconnect": "Discon",
+    "stall": "Stall",
+}
+#: the tokens that count games of a kind (WrClaim, DCount and DAgree: none here)
+_COUNTED = (
+    *_FAULT_COLUMNS.values(), "WrClaim", "RegulL", "RegulW", "OtherW",
+    *dict.fromkeys(_DRAWS.values()), "DCount", "DAgree", "OtherD",
+)  # fmt: skip
 
 
 def tokens(spec: str) -> list[str]:
@@ -101,7 +113,7 @@ class Record:
     #: wins, draws and losses with White and with Black
     white: list[int] = field(default_factory=lambda: [0, 0, 0])
     black: list[int] = field(default_factory=lambda: [0, 0, 0])
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: Counter[str] = field(default_factory=Counter)
 
     def add(self, game: Ended, result: str) -> None:
         """Count a finished game of this engine's.
@@ -110,7 +122,7 @@ class Record:
         >>> lost = Ended("A", "B", "time forfeit", "White loses on time", "A", "time_forfeit")
         >>> r.add(lost, "0-1")
         >>> r.add(Ended("B", "A", "normal", "Stalemate"), "1/2-1/2")
-        >>> r.white, r.black, r.counts
+        >>> r.white, r.black, dict(r.counts)
         ([0, 0, 1], [0, 1, 0], {'Time': 1, 'DStale': 1})
         """
         is_white = game.white == self.name
@@ -123,12 +135,12 @@ class Record:
         elif won:
             column = "OtherW" if ending in FAULTS or ending == "forfeit" else "RegulW"
         elif ending in FAULTS and game.fault_engine == self.name:
-            column = _FAULT_COLUMNS.get(ending, "Stall")
+            column = _FAULT_COLUMNS[ending]
         elif ending == "forfeit":
             return
         else:
             column = "RegulL"
-        self.counts[column] = self.counts.get(column, 0) + 1
+        self.counts[column] += 1
 
     def values(self, rank: int) -> dict[str, object]:
         """Every token's value for this engine, at `rank` in the table.
@@ -157,11 +169,7 @@ class Record:
             }
             if side:
                 out |= {f"{side}W": sw, f"{side}L": sl, f"{side}D": sd}
-        for token in ("Time", "Illegal", "Discon", "Stall", "WrClaim", "RegulL", "RegulW"):
-            out[token] = self.counts.get(token, 0)
-        for token in ("OtherW", *sorted(set(_DRAWS.values())), "DCount", "DAgree", "OtherD"):
-            out[token] = self.counts.get(token, 0)
-        return out
+        return out | {token: self.counts[token] for token in _COUNTED}
 
 
 def records(

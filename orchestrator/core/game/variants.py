@@ -53,7 +53,7 @@ def variant_name(text: str) -> str:
         raise ValueError(
             f"{text!r} is not a variant; the variants are {', '.join(VARIANT_NAMES)}"
         ) from None
-    return "standard" if board is chess.Board else rules_on(board())
+    return "standard" if board is chess.Board else str(board.uci_variant)
 
 
 def rules_of(variant: str) -> str:
