@@ -196,7 +196,8 @@ def status(
         typer.echo(json.dumps(data, indent=1))
         return
     state = "finished" if data["finished"] else f"round {data['round']} of {data['rounds']}"
-    typer.echo(f"{data['event']}: {state}, {data['games_finished']} games finished")
+    variant = "" if data["variant"] == "standard" else f" ({data['variant']})"
+    typer.echo(f"{data['event']}{variant}: {state}, {data['games_finished']} games finished")
     daemon = data["daemon"]
     if daemon["running"]:
         typer.echo(

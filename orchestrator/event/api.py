@@ -382,6 +382,8 @@ class OverviewJSON(TypedDict):
     """`status --json` and `/api/overview`."""
 
     event: str
+    #: the event's variant, as stored: "standard", "chess960", "dfrc", or a UCI name
+    variant: str
     round: int
     rounds: int
     games_finished: int

@@ -632,6 +632,7 @@ async def overview_json(view: EventView, store: Store) -> OverviewJSON:
     played = sum(1 for r in view.rounds for g in r.games if g.status == "finished")
     out: OverviewJSON = {
         "event": view.name,
+        "variant": view.settings.variant,
         "round": view.rounds[-1].number if view.rounds else 0,
         "rounds": total,
         "games_finished": played,

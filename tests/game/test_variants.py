@@ -239,6 +239,10 @@ def test_each_variant_plays_an_event(stored: str, tmp_path: Path) -> None:
     live = json.loads((tmp_path / "live" / "live.json").read_text())
     assert live["Headers"]["Variant"] == board_type.aliases[0]
     assert asyncio.run(game_state(tmp_path / "v.sqlite"))["variant"] == stored
+    db = str(tmp_path / "v.sqlite")
+    status = CliRunner().invoke(app, ["status", "--db", db, "--json"])
+    assert json.loads(status.stdout)["variant"] == stored
+    assert f"Variant ({stored}): finished" in CliRunner().invoke(app, ["status", "--db", db]).stdout
     epd = CliRunner().invoke(app, ["export", "--epd", "--db", str(tmp_path / "v.sqlite")])
     assert epd.exit_code == 0, epd.output
     for line in epd.stdout.splitlines():
