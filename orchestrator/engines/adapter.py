@@ -33,7 +33,7 @@ from orchestrator.core.errors import DaemonFault
 from orchestrator.core.game.record import Fault, FaultKind
 from orchestrator.core.game.variants import rules_on
 from orchestrator.engines.journal import LINE_KEPT, Journal
-from orchestrator.engines.output import StampedOutput
+from orchestrator.engines.output import Record, StampedOutput, stamp, wall_minus_monotonic
 from orchestrator.engines.output import pair as output_pair
 from orchestrator.engines.slices import spawned
 
@@ -42,6 +42,9 @@ REAP_TIMEOUT = 5.0
 TAIL_LINES = 12
 #: an engine line longer than this is garbage: the engine is stopped (memory stays bounded)
 MAX_LINE = 1 << 20
+#: a lean move's kept records are looked at once they hold this many bytes (else at the
+#: record that may hold its answer): a flooding engine costs bounded memory
+KEPT_BYTES = 1 << 16
 #: the words of a UCI info line that end its PV (`pv` runs to the end of the line otherwise)
 PV_ENDS = frozenset(
     {
@@ -97,8 +100,10 @@ def uci_info(line: str, turn: chess.Color) -> chess.engine.InfoDict:
             if at < size:
                 number = words[at]
                 at += 1
-                with contextlib.suppress(ValueError):
+                try:  # noqa: SIM105 - a context manager per number costs more than its parse
                     info[word] = int(number) / 1000.0 if word == "time" else int(number)
+                except ValueError:
+                    pass
         elif word in ("currmove", "ebf", "wdl"):  # not kept, but their values are skipped
             at += 3 if word == "wdl" else 1
         elif word == "score" and at + 1 < size:
@@ -107,11 +112,13 @@ def uci_info(line: str, turn: chess.Color) -> chess.engine.InfoDict:
             if at < size and words[at] in ("lowerbound", "upperbound"):
                 info[words[at]] = True
                 at += 1
-            with contextlib.suppress(ValueError):
+            try:
                 if kind == "cp":
                     info["score"] = chess.engine.PovScore(chess.engine.Cp(int(value)), turn)
                 elif kind == "mate":
                     info["score"] = chess.engine.PovScore(chess.engine.Mate(int(value)), turn)
+            except ValueError:
+                pass
     return cast(chess.engine.InfoDict, info)
 
 
@@ -358,6 +365,8 @@ class _Pipe:
         self.stdout: StampedOutput | None = None
         #: when the engine wrote the bytes now being received (`StampedOutput` sets it)
         self.arrived: float | None = None
+        #: while a lean move is searched: its records, as read (`_Uci.play_lean`)
+        self.kept: list[Record] | None = None
         self._lead: list[str] = []  # `LEADS` lines held for the next line
         #: the `info` lines are the runner's alone (`_Uci.arm`): python-chess is not given them
         self.own_info = False
@@ -365,10 +374,13 @@ class _Pipe:
         #: where its stderr lines go too (`[[engine]] stderr`)
         self.stderr_file: StderrFile | None = None
 
-    def stops(self, data: bytes) -> bool:
+    def stops(self, data: bytes | bytearray) -> bool:
         """Whether `data` (a write of the engine's) may hold a line that stops its clock
         (`engines/output.py` hands such a write on with its own stamp)."""
         return any(word in data for word in self._stop_words)
+
+    def kept_read(self, received: float, size: int, answer: bool) -> None:
+        """Records were kept (only a lean move keeps them: `_Uci.kept_read`)."""
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         """python-chess's line splitter, handed one line at a time, with a bound: a line
@@ -530,15 +542,22 @@ class _Pipe:
 
     def _keep(self, lines: list[str], at: float) -> None:
         """Lines the engine wrote at `at`, to its tail (for fault reports) and its log."""
-        self.tail.extend(
-            line if len(line) <= LINE_KEPT else line[:LINE_KEPT] + "..."
-            for line in lines[-TAIL_LINES:]
-        )
+        self._tail(lines)
         if self.journal is not None:
             self.journal.lines(at, "<", self.label, lines)
         else:
             for line in lines:
                 self.log("<", line, at)
+
+    def _tail(self, lines: list[str]) -> None:
+        """The last of `lines` to the tail, each cut at `LINE_KEPT` characters."""
+        last = lines[-TAIL_LINES:]
+        if max(map(len, last), default=0) <= LINE_KEPT:
+            self.tail.extend(last)
+        else:
+            self.tail.extend(
+                line if len(line) <= LINE_KEPT else line[:LINE_KEPT] + "..." for line in last
+            )
 
     def drain(self) -> None:
         """Take every line the engine has written so far (its deadline passed: an answer
@@ -600,14 +619,16 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         self._position_line = ""
         self._ponder_at = 0.0  # when the last `go ponder` was written
         self._held: list[str] = []  # lines held back after a `go ponder`
-        #: a lean move (`play_lean`): the future of its `bestmove` line, the engine's writes
-        #: since its `go` that end a line (with their stamps), and a line not ended yet
+        #: a lean move (`play_lean`): the future of its `bestmove` line; the records the
+        #: engine wrote since its `go` (`kept`, `StampedOutput` adds them) and their bytes;
+        #: the end of a line not ended yet
         self._answer: asyncio.Future[str] | None = None
-        self._read: list[tuple[float, bytes]] = []
+        self._kept_size = 0
         self._partial = b""
         #: the lines `send_line` is asked to send are collected here instead (`play_lean`)
         self._capture: list[str] | None = None
         self._lean_game: object = None  # the game whose options the lean moves have set
+        self._go_line: tuple[chess.engine.Limit | None, str] = (None, "")  # the last `go`
 
     async def play_lean(
         self, board: chess.Board, limit: chess.engine.Limit, deadline: float
@@ -616,14 +637,16 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         python-chess's ``play`` does for such a move, and no more; a `TimeoutError` when it
         has not answered `deadline` seconds after its clock started.
 
-        The options ``play`` manages are set as it sets them (once a game), the `position`
-        and `go` lines
-        go out in one write (the clock's stamp right before it), and the engine's writes
-        until its `bestmove` are kept as bytes: only a write that holds the word
-        ``bestmove`` has its lines split, logged and looked at.  python-chess sees none of
-        them.  The bestmove is parsed against `board` (an `EngineError` when it is not
-        legal); its ponder move as the engine named it, legal or not (whoever shows it
-        stops at an illegal one, as at a PV's); the info is `last_info`'s.
+        The options ``play`` manages are set as it sets them (once a game); the `position`
+        line goes on from the last one (`_position`), the `go` line is python-chess's (made
+        again only for a new `limit`), and the two go out in one write, the clock's stamp
+        right before it.  The engine's writes until its `bestmove` are kept as read
+        (`kept`, filled by `StampedOutput`): only the write that may hold ``bestmove`` has
+        them looked at (`_look`): split, logged, and the last scored line kept.
+        python-chess sees none of them.  The bestmove is parsed against `board` (an
+        `EngineError` when it is not legal); its ponder move as the engine named it, legal
+        or not (whoever shows it stops at an illegal one, as at a PV's); the info is
+        `last_info`'s.
         """
         if self.returncode.done():
             raise chess.engine.EngineTerminatedError("the engine process died")
@@ -640,7 +663,9 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
                 if "MultiPV" in self.options:
                     self._setoption("MultiPV", self.options["MultiPV"].default)
             self._position(board, keep=False)
-            self._go(limit)
+            if self._go_line[0] is not limit:
+                self._go(limit)
+                self._go_line = (limit, self._capture.pop())
         finally:
             lines, self._capture = self._capture, None
         loop = asyncio.get_running_loop()
@@ -648,9 +673,10 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         if self.buffer[1]:  # a line begun before this move
             self._partial = bytes(self.buffer[1])
             self.buffer[1].clear()
+        self.kept, self._kept_size = [], 0
         due: asyncio.TimerHandle | None = None
         try:
-            self._write(lines[:-1], lines[-1])
+            self._write(lines, self._go_line[1])
             started = self.go_at if self.go_at is not None else loop.time()
             due = loop.call_at(started + deadline, self._expire)  # both monotonic
             line = await answer
@@ -658,7 +684,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
             if due is not None:
                 due.cancel()
             self._answer = None
-            self._take_lines(final=True)
+            self._end_lean()
         words = line.split()
         move = ponder = None
         if len(words) > 1 and words[1] not in ("(none)", "NULL"):
@@ -679,70 +705,122 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         if answer is not None and not answer.done():
             answer.set_exception(TimeoutError())
 
-    def stops(self, data: bytes) -> bool:
+    def stops(self, data: bytes | bytearray) -> bool:
         return b"bestmove" in data
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
-        if fd == 1 and self._answer is not None:
-            self._lean_data(data if isinstance(data, bytes) else data.encode())
+        if fd == 1 and self.kept is not None:  # a pipe, stamped on reading: looked at now
+            raw = data if isinstance(data, bytes) else data.encode()
+            self.kept.append((raw, []))
+            self._look(time.monotonic() if self.arrived is None else self.arrived)
         else:
             super().pipe_data_received(fd, data)
 
-    def _lean_data(self, raw: bytes) -> None:
-        """Bytes the engine wrote during a lean move: kept, with their stamp, until a write
-        holds ``bestmove``; a line longer than `MAX_LINE` kills the engine."""
-        at = time.monotonic() if self.arrived is None else self.arrived
-        data = self._partial + raw if self._partial else raw
-        end = data.rfind(b"\n") + 1
-        self._partial = data[end:]
-        if len(self._partial) > MAX_LINE or (
-            end > MAX_LINE and max(map(len, data[:end].split(b"\n"))) > MAX_LINE
-        ):
-            self._read.clear()
-            self._partial = b""
-            self._overlong()
-            return
-        if end:
-            self._read.append((at, data[:end]))
-            if b"bestmove" in data:
-                self._take_lines()
+    def kept_read(self, received: float, size: int, answer: bool) -> None:
+        """Records were kept: looked at when they may hold the answer (``bestmove`` may be
+        split between two writes of an engine that writes its lines in pieces, and a line
+        left in pieces by the last look may end now), or when they come to `KEPT_BYTES` (an
+        engine that floods)."""
+        self._kept_size += size
+        if answer or self._partial or self._kept_size >= KEPT_BYTES:
+            self._look(received)
 
-    def _take_lines(self, *, final: bool = False) -> None:
-        """The lines kept since the move's `go`, one by one, as python-chess's protocol
-        would have seen them (`_seen`); the first ``bestmove`` line that answers the `go`
-        is the move's answer.  What follows it, or (`final`) everything left when the move
-        ends without one, goes on to python-chess's own reading."""
-        read, self._read = self._read, []
-        for index, (at, chunk) in enumerate(read):
-            text = chunk.decode(errors="replace")
-            lines = text.split("\n")
-            lines.pop()  # a chunk ends with its last line's newline
-            if "\r" in text:
-                lines = [line.removesuffix("\r") for line in lines]
-            for n, line in enumerate(lines):
-                if line.partition(" ")[0] == "bestmove" and self.answered_at is None:
-                    self._searched(lines[:n], at)
-                    self._seen(line, at)
-                    answer = self._answer
-                    if answer is not None and not answer.done():
-                        answer.set_result(line)
-                    self._answer = None
-                    rest = "".join(f"{after}\n" for after in lines[n + 1 :]).encode()
-                    self._hand_on(rest + b"".join(c for _, c in read[index + 1 :]), at)
+    def _look(self, received: float) -> None:
+        """The kept records, each one's lines with its own stamp (read by `received`), as
+        python-chess's protocol would have seen them, in one pass: a line longer than
+        `MAX_LINE` kills the engine; the first ``bestmove`` line that answers the `go` is
+        the move's answer (its stamp stops the clock), and what the engine wrote after it
+        goes on to python-chess's own reading.  The lines are logged, and the last scored
+        and the last other info line kept, once for all of them (`_searched`)."""
+        records, kept = self.kept or [], self.kept is not None
+        self.kept, self._kept_size = ([] if kept else None), 0
+        offset = wall_minus_monotonic()
+        read: list[tuple[float, list[str]]] = []  # each record's stamp and lines
+        for index, (data, ancillary) in enumerate(records):
+            at = stamp(ancillary, received, offset)
+            if self._partial:
+                data, self._partial = self._partial + data, b""
+            end = data.rfind(b"\n") + 1
+            if end < len(data):
+                self._partial = bytes(data[end:])
+                if len(self._partial) > MAX_LINE:
+                    self._searched(read)
+                    self._lean_overlong()
                     return
-            self._searched(lines, at)
-        if final:
-            self._hand_on(b"", None)
+                data = data[:end]
+            if not data:
+                continue
+            text = data.decode(errors="replace")
+            if "\r" in text:
+                text = text.replace("\r\n", "\n")
+            lines = text.split("\n")
+            lines.pop()  # the text ends with its last line's newline
+            if len(text) > MAX_LINE and max(map(len, lines)) > MAX_LINE:
+                self._searched(read)
+                self._lean_overlong()
+                return
+            if self._answer is not None and "bestmove" in text and self.answered_at is None:
+                for n, line in enumerate(lines):
+                    if line.partition(" ")[0] == "bestmove":
+                        read.append((at, lines[:n]))
+                        self._searched(read)
+                        self._seen(line, at)  # the clock's stamp, and its log
+                        self._answered(line)
+                        rest = "".join(f"{after}\n" for after in lines[n + 1 :]).encode()
+                        self._hand_on(rest + b"".join(d for d, _ in records[index + 1 :]), at)
+                        return
+            read.append((at, lines))
+        self._searched(read)
 
-    def _searched(self, lines: list[str], at: float) -> None:
-        """Lines of a search (none of them its answer) written at `at`, all at once: the
-        last scored and the last other info line are kept, and the lines are kept (`_keep`)."""
-        if not lines:
+    def _answered(self, line: str) -> None:
+        """The move's `bestmove` line came: the move is over; what follows is python-chess's."""
+        answer, self._answer, self.kept = self._answer, None, None
+        if answer is not None and not answer.done():
+            answer.set_result(line)
+
+    def _lean_overlong(self) -> None:
+        self.kept, self._partial = None, b""
+        self._overlong()
+
+    def _end_lean(self) -> None:
+        """The lean move is over (answered, or not): what is kept is looked at, and from now
+        on the engine's writes go to python-chess (and a line not ended yet)."""
+        if self.kept is not None:
+            self._look(time.monotonic())
+            self.kept = None
+        self._hand_on(b"", None)
+
+    def _searched(self, read: list[tuple[float, list[str]]]) -> None:
+        """Lines of a search (none of them its answer), each record's with its stamp: the
+        last scored and the last other info line are kept (`_thinking`'s two; the last
+        scored one is all a move's record needs, so the scan stops there), and the lines go
+        to the tail and the log, in one entry."""
+        scored = other = None
+        for _, lines in reversed(read):
+            for line in reversed(lines):
+                if line.startswith("info") and line.partition(" ")[0] == "info":
+                    if " score " in line:
+                        scored = line
+                        break
+                    if other is None and not line.startswith("info string"):
+                        other = line
+            if scored is not None:
+                break
+        if scored is not None:
+            self.scored_line = scored
+        if other is not None:
+            self.info_line = other
+        if self.journal is None:
+            for at, lines in read:
+                self._keep(lines, at)
             return
-        for line in lines:
-            if line.startswith("info"):
-                self._thinking(line.partition(" ")[0], line)
-        self._keep(lines, at)
+        tail: list[str] = []
+        for _, lines in reversed(read):
+            tail[:0] = lines[-TAIL_LINES:]
+            if len(tail) >= TAIL_LINES:
+                break
+        self._tail(tail)
+        self.journal.records("<", self.label, read)
 
     def _hand_on(self, rest: bytes, at: float | None) -> None:
         """What the engine wrote after its answer (and a line not ended yet), to python-chess."""
@@ -750,7 +828,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         if data:
             arrived, self.arrived = self.arrived, at if at is not None else self.arrived
             try:
-                super().pipe_data_received(1, data)
+                _Pipe.pipe_data_received(self, 1, data)
             finally:
                 self.arrived = arrived
 

@@ -86,8 +86,55 @@ class Journal:
              0.500 <SF: info depth 1
              0.500 <SF: bestmove e2e4
         """
+        if not texts:
+            return
+        if max(map(len, texts)) <= LINE_KEPT:  # no line is cut: one join
+            prefix = f"{at - self.started:10.3f} {sign}{engine}: "
+            entry = prefix + f"\n{prefix}".join(texts) + "\n"
+        else:
+            entry = "".join(self._entries(at, sign, engine, texts))
+        size = _size(entry)
+        if self.size + size > self.cap - NOTES_ROOM:  # near the cap: line by line
+            for text in texts:
+                self.line(at, sign, engine, text)
+            return
+        self.size += size
+        self._chunk.append(entry)
+
+    def records(self, sign: str, engine: str, read: list[tuple[float, list[str]]]) -> None:
+        """Lines of one engine written at several times (each time's lines), as `lines`
+        writes each group: a move's output costs one entry.
+
+        >>> journal = Journal(clock=lambda: 0.0)
+        >>> journal.records("<", "SF", [(0.25, ["info depth 1"]), (0.5, ["bestmove e2e4"])])
+        >>> print(journal.take(), end="")
+             0.250 <SF: info depth 1
+             0.500 <SF: bestmove e2e4
+        """
+        parts = []
+        for at, texts in read:
+            if not texts:
+                continue
+            if max(map(len, texts)) > LINE_KEPT:  # a line to cut: each as `lines` does
+                parts.append("".join(self._entries(at, sign, engine, texts)))
+                continue
+            prefix = f"{at - self.started:10.3f} {sign}{engine}: "
+            parts.append(prefix + f"\n{prefix}".join(texts) + "\n")
+        entry = "".join(parts)
+        size = _size(entry)
+        if self.size + size > self.cap - NOTES_ROOM:  # near the cap: line by line
+            for at, texts in read:
+                for text in texts:
+                    self.line(at, sign, engine, text)
+            return
+        if entry:
+            self.size += size
+            self._chunk.append(entry)
+
+    def _entries(self, at: float, sign: str, engine: str, texts: list[str]) -> list[str]:
+        """Each of `texts` as a line of the log, cut at `LINE_KEPT` characters."""
         prefix = f"{at - self.started:10.3f} {sign}{engine}: "
-        entry = "".join(
+        return [
             prefix
             + (
                 text
@@ -96,14 +143,7 @@ class Journal:
             )
             + "\n"
             for text in texts
-        )
-        size = _size(entry)
-        if self.size + size > self.cap - NOTES_ROOM:  # near the cap: line by line
-            for text in texts:
-                self.line(at, sign, engine, text)
-            return
-        self.size += size
-        self._chunk.append(entry)
+        ]
 
     def note(self, text: str) -> None:
         """A line of the runner's own (``# ...``), cut at `NOTE_KEPT` bytes: the room the

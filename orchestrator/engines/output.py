@@ -10,6 +10,10 @@ python-chess's protocol together with the kernel's stamp (`Receiver.arrived`), s
 charged is the time of the write, whatever the loop was doing.  Records read together are
 handed on together (up to `BATCH_BYTES`), with the last one's stamp; a record that may stop
 the engine's clock ends such a batch, so its line always has its own write's stamp.
+While a move is searched (`Receiver.kept` is a list), the records are not handed on as they
+come: each is kept as read, bytes and ancillary data, and the receiver is told once a turn
+(`Receiver.kept_read`); it looks at them when one may hold its answer.  So an `info` line
+costs its read and nothing more until the move is over.
 (bench/stamps.py measures this against stamping in the loop and in a reader thread; the
 measurements page, docs/measurements.md, says why.)
 
@@ -32,7 +36,7 @@ import threading
 import time
 from typing import Protocol
 
-__all__ = ["SEND_BUFFER", "Receiver", "StampedOutput", "pair"]
+__all__ = ["SEND_BUFFER", "Receiver", "Record", "StampedOutput", "pair", "stamp"]
 
 #: what an engine's end of the pair asks for as its send buffer: the largest write it can make
 SEND_BUFFER = 1 << 20
@@ -46,6 +50,9 @@ BYTES_PER_TURN = 1 << 20
 #: records read together are handed on together up to this many bytes
 BATCH_BYTES = 1 << 16
 
+#: a record as read: its bytes and its ancillary data (the kernel's stamp)
+Record = tuple[bytes | bytearray, list[tuple[int, int, bytes]]]
+
 
 class Receiver(Protocol):
     """What takes an engine's output: python-chess's protocol, with the stamp."""
@@ -53,10 +60,19 @@ class Receiver(Protocol):
     #: monotonic time (s) at which the bytes now being handed on were written
     arrived: float | None
 
+    #: while a move is searched: the records read since its start, unlooked at (their
+    #: bytes and their ancillary data, the stamp); None: records are handed on as they come
+    kept: list[Record] | None
+
     def pipe_data_received(self, fd: int, data: bytes | str) -> None: ...
 
-    def stops(self, data: bytes) -> bool:
+    def stops(self, data: bytes | bytearray) -> bool:
         """Whether `data` may hold a line that stops the engine's clock."""
+
+    def kept_read(self, received: float, size: int, answer: bool) -> None:
+        """Records of `size` bytes were added to `kept`, read by `received` (monotonic);
+        `answer`: they may hold the line that stops the clock (the last one holds its
+        first word, or a line came in pieces)."""
 
 
 def pair() -> tuple[socket.socket, socket.socket] | None:
@@ -93,12 +109,16 @@ class _Buffer(threading.local):
 _buffer = _Buffer()
 
 
-def _stamp(
+def stamp(
     ancillary: list[tuple[int, int, bytes]], received: float, offset: float | None = None
 ) -> float:
     """The kernel's stamp of a record, as monotonic time (`received` if it has none).  The
     kernel stamps with the wall clock; the difference of the two clocks (`offset`, else read
-    now) turns it into monotonic time, never later than `received`."""
+    now) turns it into monotonic time, never later than `received`.
+
+    >>> stamp([], 12.5)
+    12.5
+    """
     for level, kind, data in ancillary:
         if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= _TIMESPEC.size:
             seconds, nanoseconds = _TIMESPEC.unpack_from(data)
@@ -167,16 +187,66 @@ class StampedOutput:
     def read_one(sock: socket.socket, size: int = SEND_BUFFER) -> tuple[bytes, float]:
         """One record and its stamp (blocking unless the socket is not)."""
         data, ancillary, _, _ = sock.recvmsg(size, socket.CMSG_SPACE(_TIMESPEC.size))
-        return data, _stamp(ancillary, time.monotonic())
+        return data, stamp(ancillary, time.monotonic())
 
     def readable(self) -> None:
         """The records that are there (at most `RECORDS_PER_TURN`, or a record past
         `BYTES_PER_TURN`: the loop calls again for the rest)."""
-        self._take(RECORDS_PER_TURN)
+        if self.receiver.kept is None:
+            self._take(RECORDS_PER_TURN)
+        else:
+            self._keep(RECORDS_PER_TURN)
 
     def drain(self) -> None:
         """Every record that is there now (the engine exited, or its deadline passed)."""
-        self._take(None)
+        while not self.eof:
+            if self.receiver.kept is None:
+                self._take(None)
+                return
+            if not self._keep(None):  # all read; else it stopped at a possible answer
+                return
+
+    def _keep(self, most: int | None) -> bool:
+        """Read records into the receiver's `kept` as they are, up to one that may hold the
+        line that stops the clock (then True: the records after it are read as the receiver
+        then wants them), and tell the receiver once."""
+        kept, stops = self.receiver.kept, self.receiver.stops
+        assert kept is not None
+        buffer = self._buffer()
+        recv, into = self.sock.recvmsg_into, [buffer]
+        taken = read = 0
+        answer = pieces = False
+        while (most is None or (taken < most and read < BYTES_PER_TURN)) and not self.eof:
+            try:
+                size, ancillary, _, _ = recv(into, _ANCILLARY)
+            except (BlockingIOError, InterruptedError):
+                break
+            except OSError:
+                self._end()
+                break
+            if not size:
+                if self._hung_up():
+                    self._end()
+                continue
+            data = buffer[:size]  # one copy
+            kept.append((data, ancillary))
+            taken += 1
+            read += size
+            if stops(data):
+                answer = True
+                break
+            if not data.endswith(b"\n"):  # a line in pieces: the answer may be split
+                pieces = True
+        if taken:
+            self.receiver.kept_read(time.monotonic(), read, answer or pieces)
+        return answer
+
+    def _buffer(self) -> bytearray:
+        """The thread's read buffer, as large as this engine's largest record."""
+        buffer = _buffer.data
+        if len(buffer) < self.record_size:
+            buffer = _buffer.data = bytearray(self.record_size)
+        return buffer
 
     def _take(self, most: int | None) -> None:
         """Read records and hand them on together, each batch with the stamp of its last
@@ -212,7 +282,7 @@ class StampedOutput:
         received: float,
         offset: float,
     ) -> None:
-        self.receiver.arrived = _stamp(ancillary, received, offset)
+        self.receiver.arrived = stamp(ancillary, received, offset)
         try:
             self.receiver.pipe_data_received(1, batch[0] if len(batch) == 1 else b"".join(batch))
         finally:
@@ -221,9 +291,7 @@ class StampedOutput:
     def _recv(self) -> tuple[bytes, list[tuple[int, int, bytes]], float] | None:
         """One record, its ancillary data (the stamp) and when it was read; None when there
         is none now, or at the end (`eof`)."""
-        buffer = _buffer.data
-        if len(buffer) < self.record_size:
-            buffer = _buffer.data = bytearray(self.record_size)
+        buffer = self._buffer()
         try:
             size, ancillary, _, _ = self.sock.recvmsg_into([buffer], _ANCILLARY)
         except (BlockingIOError, InterruptedError):

@@ -297,6 +297,8 @@ class _Game:
         self.engines: dict[chess.Color, Engine] = {}
         self.tablebase: chess.syzygy.Tablebase | None = None
         self.books: dict[chess.Color, Book] = {}  # each side's own (`[[engine]] book`)
+        #: each side's search limit and deadline where it has no clock (`_limit`)
+        self._fixed_limits: dict[chess.Color, tuple[chess.engine.Limit, float]] = {}
         self.key: object = spec.game_key or id(self)
         # what python-chess parses as it goes: nothing for UCI (the runner parses the last
         # scored info line once); XBoard engines think aloud only when asked ("post")
@@ -495,20 +497,28 @@ class _Game:
     def _limit(self, colour: chess.Color) -> tuple[chess.engine.Limit, float]:
         """The search limit for the side to move and the deadline (s) for its answer: its
         own time control, each side's clock that has one (`wtime`, `btime`, each side's
-        increment of its period), and its engine's own node or depth cap."""
+        increment of its period), and its engine's own node or depth cap.  Without a clock
+        the limit is the same for every move: made once (`_Uci.play_lean` then makes its
+        `go` line once)."""
+        fixed = self._fixed_limits.get(colour)
+        if fixed is not None:
+            return fixed
         spec, config = self.spec, self.config(colour)
         tc, margin = spec.tc_of(colour), spec.margin_of(colour) / 1000
         grace = config.move_grace_ms / 1000
         caps = {"nodes": config.nodes, "depth": config.depth}
         if tc.kind == "movetime":
             limit = chess.engine.Limit(time=tc.limit / 1000, **caps)
-            return limit, tc.limit / 1000 + margin + grace
+            fixed = self._fixed_limits[colour] = (limit, tc.limit / 1000 + margin + grace)
+            return fixed
         if tc.kind != "clock":  # nodes=, depth= or inf: no clock
             if tc.kind == "nodes":
                 caps["nodes"] = tc.limit
             elif tc.kind == "depth":
                 caps["depth"] = tc.limit
-            return chess.engine.Limit(**caps), UNTIMED_DEADLINE_S + grace
+            limit = chess.engine.Limit(**caps)
+            fixed = self._fixed_limits[colour] = (limit, UNTIMED_DEADLINE_S + grace)
+            return fixed
         told: dict[chess.Color, tuple[float | None, float | None]] = {}
         for side in chess.COLORS:
             own = spec.tc_of(side)

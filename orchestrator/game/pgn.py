@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -25,18 +25,37 @@ CommentStyle = Literal["cutechess", "tcec"]
 class _Exporter(chess.pgn.StringExporter):
     """python-chess's exporter, with tag values escaped as the PGN standard says (a quote
     and a backslash are preceded by a backslash); python-chess writes them raw.  Given the
-    game's moves in SAN (`sans`, as the runner found them when they were played), it writes
-    those instead of finding each again (a legal-move generation per move)."""
+    game's moves in SAN with their comments (`moves`, as the runner found them when they
+    were played, from `start`), it writes those after the game's own comment, as
+    python-chess writes a game's main line, instead of walking a tree of nodes and playing
+    each move on a board twice to find what it already has."""
 
-    def __init__(self, sans: list[str] | None = None) -> None:
+    def __init__(
+        self, moves: list[tuple[str, str]] | None = None, start: chess.Board | None = None
+    ) -> None:
         super().__init__(headers=True, variations=False, comments=True)
-        self.sans = iter(sans) if sans is not None else None
+        self.sans: Iterator[str] | None = None
+        self.moves = moves
+        self.start = start
+
+    def visit_result(self, result: str) -> None:
+        if self.moves is not None and self.start is not None:
+            turn, number = self.start.turn, self.start.fullmove_number
+            self.sans = (san for san, _ in self.moves)
+            for _, comment in self.moves:
+                self.visit_move(_Turn(turn, number), chess.Move.null())
+                if comment:
+                    self.visit_comment(comment)
+                number += turn == chess.BLACK
+                turn = not turn
+        super().visit_result(result)
 
     def visit_header(self, tagname: str, tagvalue: str) -> None:
         super().visit_header(tagname, tagvalue.replace("\\", "\\\\").replace('"', '\\"'))
 
-    def visit_move(self, board: chess.Board, move: chess.Move) -> None:
+    def visit_move(self, board: chess.Board | _Turn, move: chess.Move) -> None:
         if self.sans is None or self.variation_depth:
+            assert isinstance(board, chess.Board)
             super().visit_move(board, move)
             return
         # python-chess's move numbers (`StringExporterMixin.visit_move`), the SAN known
@@ -46,6 +65,14 @@ class _Exporter(chess.pgn.StringExporter):
             self.write_token(f"{board.fullmove_number}... ")
         self.write_token(next(self.sans) + " ")
         self.force_movenumber = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Turn:
+    """What a move's number in PGN needs of the board it is played on."""
+
+    turn: chess.Color
+    fullmove_number: int
 
 
 @dataclass(frozen=True)
@@ -173,23 +200,26 @@ def to_pgn(
         texts = [a.comment() for a in annotate(start, record.moves, rules or Adjudication())]
     else:
         texts = [move.comment() for move in record.moves]
-    node: chess.pgn.GameNode = game
+    moves: list[tuple[str, str]] = []
+    stamped = chess.pgn.Game()  # python-chess writes a comment's [%clk] and [%emt] here
     last = len(record.moves) - 1
     for i, move in enumerate(record.moves):
         comment = texts[i] + (f", {record.reason}" if i == last else "")
-        node = node.add_variation(chess.Move.from_uci(move.uci), comment=comment)
         if not move.book and comments != "tcec":
             # [%clk] and [%emt], as lichess and ChessBase read them (TCEC's fields have tl and
             # mt, and its viewer reads every word of the comment as a field)
+            stamped.comment = comment
             if move.clock_ms is not None:
-                node.set_clock(move.clock_ms / 1000)
-            node.set_emt(move.time_ms / 1000)
-    if node is game:
+                stamped.set_clock(move.clock_ms / 1000)
+            stamped.set_emt(move.time_ms / 1000)
+            comment = stamped.comment
+        moves.append((move.san, comment))
+    if not moves:
         game.comment = record.reason
     if options is not None:
         first = options_comment(*options)
         game.comment = f"{first} {game.comment}" if game.comment else first
-    return game.accept(_Exporter([move.san for move in record.moves])) + "\n"
+    return game.accept(_Exporter(moves, start)) + "\n"
 
 
 def elo_tags(white: float | None, black: float | None) -> dict[str, str]:

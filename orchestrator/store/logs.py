@@ -189,14 +189,17 @@ class EngineLogs:
             self.writer = asyncio.get_running_loop().create_task(self._write())
 
     async def _write(self) -> None:
+        """Write what has come, in batches: what comes within `WRITE_EVERY_S` of a batch's
+        first operation joins it (unless an attempt has ended, `urgent`), so that the worker
+        thread is woken a few times a second, not for every line an engine prints."""
         while self.ops:
+            if not self.urgent.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.urgent.wait(), WRITE_EVERY_S)
             batch, self.ops = self.ops, []
             self.chunks = {}  # the batch's lists are the writer's now: no chunk joins them
             self.urgent.clear()
             await asyncio.to_thread(self._run, batch)
-            if self.ops:  # what came meanwhile goes in the next batch, a little later
-                with contextlib.suppress(TimeoutError):  # unless an attempt has ended
-                    await asyncio.wait_for(self.urgent.wait(), WRITE_EVERY_S)
 
     def _run(self, batch: list[Callable[[], None]]) -> None:
         for op in [*batch, self._flush]:
@@ -224,9 +227,10 @@ class EngineLogs:
             raise failed
 
     async def close(self) -> None:
-        """Wait for the last writes; the files of attempts still open are closed (plain:
-        the next daemon compresses them)."""
+        """Wait for the last writes (made at once); the files of attempts still open are
+        closed (plain: the next daemon compresses them)."""
         while self.writer is not None and not self.writer.done():
+            self.urgent.set()
             await self.writer
         for _, handle in self.files.values():
             handle.close()

@@ -97,6 +97,27 @@ async def test_the_log_holds_both_engines_lines_in_order_with_times() -> None:
     assert last.endswith("quit")
 
 
+async def test_an_engine_that_writes_in_pieces_is_read_whole() -> None:
+    """Engines that do not buffer their lines (Debian's Glaurung writes a word at a time):
+    ``bestmove`` itself split between writes.  Every line is read whole, each move is the
+    one the engine named, and the time charged is from the go to the write that ended its
+    bestmove line."""
+    record, log, _ = await logged(scripted("W", "--pieces", "3"), scripted("B", "--pieces", "7"))
+    assert record.fault is None and record.plies == 12
+    lines = parsed(log)
+    answers = [(t, text.split()[1]) for t, s, _, text in lines if text.startswith("bestmove")]
+    assert [uci for _, uci in answers] == [move.uci for move in record.moves]
+    infos = [text for _, s, _, text in lines if s == "<" and text.startswith("info")]
+    whole = re.compile(
+        r"info depth 5 seldepth 7 score cp -?\d+ nodes \d+ nps \d+ tbhits 0 "
+        r"hashfull 1 time \d+ pv( [a-h][1-8][a-h][1-8][qrbn]?)+"
+    )
+    assert len(infos) == 12 and all(whole.fullmatch(text) for text in infos), infos
+    go_at = [t for t, s, _, text in lines if s == ">" and text.startswith("go")]
+    for go, (answer, _), move in zip(go_at, answers, record.moves, strict=True):
+        assert abs((answer - go) * 1000 - move.time_ms) <= 1.5, (go, answer, move.time_ms)
+
+
 async def test_a_flooding_engine_is_counted_not_kept() -> None:
     """20 MB of `info string` lines at one move: the log stops at its cap and says how much
     it left out; the game goes on (a chatty engine is not at fault).  The guarantee: the

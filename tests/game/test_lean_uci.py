@@ -41,6 +41,7 @@ async def test_a_move_read_in_pieces_is_the_same_move() -> None:
     proto.attach(journal)
     proto.go_at = 1.0
     answer = proto._answer = asyncio.get_running_loop().create_future()
+    proto.kept = []  # a lean move is searched
     for piece in (
         b"info depth 1 score cp 5\ninfo dep",
         b"th 2 score cp 7 pv e2e4 e7e5\ninfo nodes 90 nps 10\nbestm",
@@ -76,7 +77,7 @@ async def test_the_lean_move_writes_position_and_go_at_once_and_plays() -> None:
             info, _ = engine.move_info(board, played)
             assert "score" in info
             board.push(played.move)
-        assert engine.protocol._answer is None and not engine.protocol._read
+        assert engine.protocol._answer is None and engine.protocol.kept is None
         written = [line.split(maxsplit=1) for line in journal.take().splitlines() if ">S:" in line]
         gos = [n for n, (_, line) in enumerate(written) if line.startswith(">S: go ")]
         assert len(gos) == 4

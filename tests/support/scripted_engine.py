@@ -40,6 +40,8 @@ move number in the game (1 = its first move).
                                would choose; ponder on `go ponder` until `ponderhit` (then
                                think --delay) or `stop` (then answer at once)
     --ponder-miss              (uci) name a legal reply other than that one
+    --pieces N                 write its output N bytes at a time (an engine that does not
+                               buffer its lines: a word may be split between two writes)
 """
 
 from __future__ import annotations
@@ -102,6 +104,7 @@ def options() -> argparse.Namespace:
     p.add_argument("--ponder", action="store_true")
     p.add_argument("--ponder-miss", action="store_true")
     p.add_argument("--log", default="")
+    p.add_argument("--pieces", type=int, default=0)
     p.add_argument("--tag", default="", help="ignored: lets a test find its processes")
     return p.parse_args()
 
@@ -254,9 +257,15 @@ def log(args: argparse.Namespace, line: str) -> None:
             f.write(line + "\n")
 
 
+#: write the output this many bytes at a time (`--pieces`; 0: a line at a time)
+PIECES = [0]
+
+
 def say(line: str) -> None:
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
+    text, size = line + "\n", PIECES[0] or len(line) + 1
+    for start in range(0, len(text), size):
+        sys.stdout.write(text[start : start + size])
+        sys.stdout.flush()
 
 
 def answer(args: argparse.Namespace, brain: Brain, words: list[str], started: float) -> None:
@@ -392,6 +401,7 @@ def xboard(args: argparse.Namespace, brain: Brain) -> None:
 
 def main() -> None:
     args = options()
+    PIECES[0] = args.pieces
     if args.spawn_escapee:  # a new session: a kill of the engine's process group misses it
         subprocess.Popen(["setsid", "sleep", "300"])
     if args.spawn_child:
