@@ -7,6 +7,7 @@ import asyncio
 
 import chess
 import chess.engine
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -32,21 +33,32 @@ def test_uci_info_reads_a_line_as_python_chess_does(words: list[str], turn: bool
     assert uci_info(line, turn) == kept
 
 
-async def test_a_move_read_in_pieces_is_the_same_move() -> None:
-    """Bytes that split lines anywhere (an engine on a pipe): the answer is the bestmove
-    line, the info kept is the last scored line, every line is in the log, and what came
-    after the answer goes on to python-chess's reading."""
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        (  # lines split anywhere, a carriage return
+            b"info depth 1 score cp 5\ninfo dep",
+            b"th 2 score cp 7 pv e2e4 e7e5\ninfo nodes 90 nps 10\nbestm",
+            b"ove e2e4 ponder e7e5\r\nreadyok\n",
+        ),
+        (  # whole lines (`_look_whole`), the answer amid a write
+            b"info depth 1 score cp 5\n",
+            b"info depth 2 score cp 7 pv e2e4 e7e5\ninfo nodes 90 nps 10\n",
+            b"bestmove e2e4 ponder e7e5\nreadyok\n",
+        ),
+    ],
+)
+async def test_a_move_read_in_pieces_is_the_same_move(pieces: tuple[bytes, ...]) -> None:
+    """Bytes that split lines anywhere (an engine on a pipe), or whole lines: the answer
+    is the bestmove line, the info kept is the last scored line, every line is in the log,
+    and what came after the answer goes on to python-chess's reading."""
     proto = _Uci()
     journal = Journal()
     proto.attach(journal)
     proto.go_at = 1.0
     answer = proto._answer = asyncio.get_running_loop().create_future()
     proto.kept = []  # a lean move is searched
-    for piece in (
-        b"info depth 1 score cp 5\ninfo dep",
-        b"th 2 score cp 7 pv e2e4 e7e5\ninfo nodes 90 nps 10\nbestm",
-        b"ove e2e4 ponder e7e5\r\nreadyok\n",
-    ):
+    for piece in pieces:
         proto.arrived = 2.0
         proto.pipe_data_received(1, piece)
     assert answer.result() == "bestmove e2e4 ponder e7e5"
