@@ -33,7 +33,13 @@ from orchestrator.core.errors import DaemonFault
 from orchestrator.core.game.record import Fault, FaultKind
 from orchestrator.core.game.variants import rules_on
 from orchestrator.engines.journal import LINE_KEPT, Journal
-from orchestrator.engines.output import Record, StampedOutput, stamp, wall_minus_monotonic
+from orchestrator.engines.output import (
+    Record,
+    StampedOutput,
+    stamp,
+    stamps,
+    wall_minus_monotonic,
+)
 from orchestrator.engines.output import pair as output_pair
 from orchestrator.engines.slices import spawned
 
@@ -798,9 +804,8 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
                     break
         read: list[tuple[float, list[str]]] = []
         start = 0
-        for data, ancillary in records:
+        for (data, _), at in zip(records, stamps(records, received, offset), strict=True):
             end = start + data.count(b"\n")
-            at = stamp(ancillary, received, offset)
             if answer is not None and answer < end:
                 read.append((at, lines[start:answer]))
                 self._searched(read)
