@@ -479,6 +479,9 @@ class _Pipe:
             _let_it_run()
             if self.on_go is not None:
                 self.on_go()
+        if self.journal is not None:  # the lines of one write: one entry
+            self.journal.records(">", self.label, [(at, [*lead, line])])
+            return
         for text in lead:
             self.log(">", text, at)
         self.log(">", line, at)
@@ -534,17 +537,21 @@ class _Pipe:
         """A line the engine wrote at `at`: its clock stamp, the lines kept of its search,
         its tail and its log; its first word."""
         word = line.partition(" ")[0]
-        searching = self.go_at is not None and self.answered_at is None
         if word in self.CLOCK_STOPS:
-            if searching:
-                self.answered_at = at
-                self.answer_lines = (self.scored_line, self.info_line)
-            else:  # the answer to the `stop` of a ponder search: no clock ran
-                self.pondering = False
-        elif searching or self.pondering:
+            self._stopped(at)
+        elif (self.go_at is not None and self.answered_at is None) or self.pondering:
             self._thinking(word, line)
         self._keep([line], at)
         return word
+
+    def _stopped(self, at: float) -> None:
+        """A line that stops the clock, written at `at`: the answer's stamp, and the lines
+        kept of its search."""
+        if self.go_at is not None and self.answered_at is None:
+            self.answered_at = at
+            self.answer_lines = (self.scored_line, self.info_line)
+        else:  # the answer to the `stop` of a ponder search: no clock ran
+            self.pondering = False
 
     def _keep(self, lines: list[str], at: float) -> None:
         """Lines the engine wrote at `at`, to its tail (for fault reports) and its log."""
@@ -775,6 +782,8 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
                         self._seen(line, at)  # the clock's stamp, and its log
                         self._answered(line)
                         rest = "".join(f"{after}\n" for after in lines[n + 1 :]).encode()
+                        rest += self._partial  # the end of this record, before the next ones
+                        self._partial = b""
                         self._hand_on(rest + b"".join(d for d, _ in records[index + 1 :]), at)
                         return
             read.append((at, lines))
@@ -797,19 +806,23 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
             return False
         lines = text.split("\n")
         answer = None  # the index of the answer's line
-        if self._answer is not None and self.answered_at is None and "bestmove" in text:
-            for n, line in enumerate(lines):
-                if line.startswith("bestmove") and line.partition(" ")[0] == "bestmove":
-                    answer = n
-                    break
+        if self._answer is not None and self.answered_at is None:
+            found = text.find("bestmove")
+            while found >= 0:
+                if found == 0 or text[found - 1] == "\n":  # a line's first word
+                    n = text.count("\n", 0, found)
+                    if lines[n].partition(" ")[0] == "bestmove":
+                        answer = n
+                        break
+                found = text.find("bestmove", found + 1)
         read: list[tuple[float, list[str]]] = []
         start = 0
         for (data, _), at in zip(records, stamps(records, received, offset), strict=True):
             end = start + data.count(b"\n")
             if answer is not None and answer < end:
-                read.append((at, lines[start:answer]))
+                read.append((at, lines[start : answer + 1]))  # the answer logged with them
                 self._searched(read)
-                self._seen(lines[answer], at)  # the clock's stamp, and its log
+                self._stopped(at)  # the clock's stamp
                 self._answered(lines[answer])
                 rest = lines[answer + 1 : -1]  # the text's last line is empty
                 self._hand_on("".join(f"{line}\n" for line in rest).encode(), at)
@@ -838,7 +851,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         self._hand_on(b"", None)
 
     def _searched(self, read: list[tuple[float, list[str]]]) -> None:
-        """Lines of a search (none of them its answer), each record's with its stamp: the
+        """Lines of a search (the last may be its answer), each record's with its stamp: the
         last scored and the last other info line are kept (`_thinking`'s two; the last
         scored one is all a move's record needs, so the scan stops there), and the lines go
         to the tail and the log, in one entry."""

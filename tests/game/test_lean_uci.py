@@ -41,6 +41,11 @@ def test_uci_info_reads_a_line_as_python_chess_does(words: list[str], turn: bool
             b"th 2 score cp 7 pv e2e4 e7e5\ninfo nodes 90 nps 10\nbestm",
             b"ove e2e4 ponder e7e5\r\nreadyok\n",
         ),
+        (  # the answer's write ends in a line's first piece, which the next one ends
+            b"info depth 1 score cp 5\ninfo depth 2 score cp 7 pv e2e4 e7e5\n",
+            b"info nodes 90 nps 10\nbestmove e2e4 ponder e7e5\nread",
+            b"yok\n",
+        ),
         (  # whole lines (`_look_whole`), the answer amid a write
             b"info depth 1 score cp 5\n",
             b"info depth 2 score cp 7 pv e2e4 e7e5\ninfo nodes 90 nps 10\n",
@@ -70,6 +75,21 @@ async def test_a_move_read_in_pieces_is_the_same_move(pieces: tuple[bytes, ...])
     for line in ("info depth 1", "info depth 2", "info nodes 90", "bestmove e2e4", "readyok"):
         assert f": {line}" in log, line
     assert list(proto.tail)[-1] == "readyok"
+
+
+async def test_what_follows_the_answer_goes_on_in_order() -> None:
+    """Records looked at together: the answer's record ends in a line's first piece and
+    the next record ends that line.  python-chess reads the line whole, after the answer."""
+    proto = _Uci()
+    proto.go_at = 1.0
+    answer = proto._answer = asyncio.get_running_loop().create_future()
+    proto.kept = [
+        (b"info depth 2 score cp 7 pv e2e4\nbestmove e2e4\nread", []),
+        (b"yok\n", []),
+    ]
+    proto._look(2.0)
+    assert answer.result() == "bestmove e2e4" and proto.answered_at == 2.0
+    assert list(proto.tail)[-2:] == ["bestmove e2e4", "readyok"]
 
 
 async def test_the_lean_move_writes_position_and_go_at_once_and_plays() -> None:
