@@ -1,7 +1,8 @@
 """The engines' logs of the event's games, in a folder beside its database.
 
 Each attempt at a game has one log (`orchestrator/engines/journal.py` says what a line
-holds): ``game-12.attempt-31.log`` while it is played, appended as its moves come, then
+holds): ``game-12.attempt-31.log`` while it is played, appended as its moves come (a batch
+at most every `WRITE_EVERY_S`), then
 compressed to ``game-12.attempt-31.log.gz`` once it has ended (or was aborted).  A daemon
 killed mid-game leaves the uncompressed file; the next one compresses it (`sweep`).  The
 files are written by a worker thread, one operation at a time, in order, so that no disk
