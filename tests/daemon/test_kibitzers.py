@@ -24,7 +24,8 @@ from tests.support.engines import kibitzers_toml
 from tests.support.paths import SCRIPTED
 
 THINK_MS = 400  # each player's move: long enough for the kibitzers to answer every position
-PLIES = 24  # max_moves = 12
+PLIES = 28  # max_moves = 14: K2, restarted after it crashed at plies 20 and 21, has
+# six plies (2.4 s) to show one, under a loaded machine's slow start
 
 
 def config(folder: Path, kibitzers: bool) -> Path:
@@ -53,7 +54,7 @@ live_dir = "live"
 [adjudication]
 win = false
 draw = false
-max_moves = 12
+max_moves = 14
 {engines}{extra}"""
     )
     return path
