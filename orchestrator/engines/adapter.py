@@ -33,13 +33,7 @@ from orchestrator.core.errors import DaemonFault
 from orchestrator.core.game.record import Fault, FaultKind
 from orchestrator.core.game.variants import rules_on
 from orchestrator.engines.journal import LINE_KEPT, Journal
-from orchestrator.engines.output import (
-    Record,
-    StampedOutput,
-    stamp,
-    stamps,
-    wall_minus_monotonic,
-)
+from orchestrator.engines.output import Record, StampedOutput, stamp, wall_minus_monotonic
 from orchestrator.engines.output import pair as output_pair
 from orchestrator.engines.slices import spawned
 
@@ -748,8 +742,6 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         records, kept = self.kept or [], self.kept is not None
         self.kept, self._kept_size = ([] if kept else None), 0
         offset = wall_minus_monotonic()
-        if not self._partial and self._look_whole(records, received, offset):
-            return
         read: list[tuple[float, list[str]]] = []  # each record's stamp and lines
         for index, (data, ancillary) in enumerate(records):
             at = stamp(ancillary, received, offset)
@@ -788,49 +780,6 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
                         return
             read.append((at, lines))
         self._searched(read)
-
-    def _look_whole(self, records: list[Record], received: float, offset: float) -> bool:
-        """`_look` for records that each end a line (as an engine that writes a line at a
-        time writes them), with no line too long and no carriage return: their text is
-        decoded and split once, and each record's lines are a slice of it.  False (nothing
-        done) for any other records."""
-        size = 0
-        for data, _ in records:
-            if not data.endswith(b"\n"):
-                return False
-            size += len(data)
-        if size > MAX_LINE:  # a line may be too long
-            return False
-        text = b"".join([data for data, _ in records]).decode(errors="replace")
-        if "\r" in text:
-            return False
-        lines = text.split("\n")
-        answer = None  # the index of the answer's line
-        if self._answer is not None and self.answered_at is None:
-            found = text.find("bestmove")
-            while found >= 0:
-                if found == 0 or text[found - 1] == "\n":  # a line's first word
-                    n = text.count("\n", 0, found)
-                    if lines[n].partition(" ")[0] == "bestmove":
-                        answer = n
-                        break
-                found = text.find("bestmove", found + 1)
-        read: list[tuple[float, list[str]]] = []
-        start = 0
-        for (data, _), at in zip(records, stamps(records, received, offset), strict=True):
-            end = start + data.count(b"\n")
-            if answer is not None and answer < end:
-                read.append((at, lines[start : answer + 1]))  # the answer logged with them
-                self._searched(read)
-                self._stopped(at)  # the clock's stamp
-                self._answered(lines[answer])
-                rest = lines[answer + 1 : -1]  # the text's last line is empty
-                self._hand_on("".join(f"{line}\n" for line in rest).encode(), at)
-                return True
-            read.append((at, lines[start:end]))
-            start = end
-        self._searched(read)
-        return True
 
     def _answered(self, line: str) -> None:
         """The move's `bestmove` line came: the move is over; what follows is python-chess's."""

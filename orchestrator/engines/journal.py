@@ -72,9 +72,7 @@ class Journal:
 
     def line(self, at: float, sign: str, engine: str, text: str) -> None:
         """One engine line at monotonic time `at`; past the cap it is only counted."""
-        if len(text) > LINE_KEPT:
-            text = text[:LINE_KEPT] + f"... [{len(text)} characters]"
-        self._add(f"{at - self.started:10.3f} {sign}{engine}: {text}\n")
+        self._add(self._entries(at, sign, engine, [text])[0])
 
     def lines(self, at: float, sign: str, engine: str, texts: list[str]) -> None:
         """Lines of one engine at one time, as `line` writes each: an engine's write of
@@ -86,24 +84,11 @@ class Journal:
              0.500 <SF: info depth 1
              0.500 <SF: bestmove e2e4
         """
-        if not texts:
-            return
-        if max(map(len, texts)) <= LINE_KEPT:  # no line is cut: one join
-            prefix = f"{at - self.started:10.3f} {sign}{engine}: "
-            entry = prefix + f"\n{prefix}".join(texts) + "\n"
-        else:
-            entry = "".join(self._entries(at, sign, engine, texts))
-        size = _size(entry)
-        if self.size + size > self.cap - NOTES_ROOM:  # near the cap: line by line
-            for text in texts:
-                self.line(at, sign, engine, text)
-            return
-        self.size += size
-        self._chunk.append(entry)
+        self.records(sign, engine, [(at, texts)])
 
     def records(self, sign: str, engine: str, read: list[tuple[float, list[str]]]) -> None:
-        """Lines of one engine written at several times (each time's lines), as `lines`
-        writes each group: a move's output costs one entry.
+        """Lines of one engine written at several times (each time's lines), each as
+        `line` writes it: a move's output costs one entry.
 
         >>> journal = Journal(clock=lambda: 0.0)
         >>> journal.records("<", "SF", [(0.25, ["info depth 1"]), (0.5, ["bestmove e2e4"])])
@@ -115,7 +100,7 @@ class Journal:
         for at, texts in read:
             if not texts:
                 continue
-            if max(map(len, texts)) > LINE_KEPT:  # a line to cut: each as `lines` does
+            if max(map(len, texts)) > LINE_KEPT:  # a line to cut
                 parts.append("".join(self._entries(at, sign, engine, texts)))
                 continue
             prefix = f"{at - self.started:10.3f} {sign}{engine}: "
@@ -132,7 +117,7 @@ class Journal:
             self._chunk.append(entry)
 
     def _entries(self, at: float, sign: str, engine: str, texts: list[str]) -> list[str]:
-        """Each of `texts` as a line of the log, cut at `LINE_KEPT` characters."""
+        """Each of `texts` as a line of the log at `at`, cut at `LINE_KEPT` characters."""
         prefix = f"{at - self.started:10.3f} {sign}{engine}: "
         return [
             prefix

@@ -36,7 +36,7 @@ import threading
 import time
 from typing import Protocol
 
-__all__ = ["SEND_BUFFER", "Receiver", "Record", "StampedOutput", "pair", "stamp", "stamps"]
+__all__ = ["SEND_BUFFER", "Receiver", "Record", "StampedOutput", "pair", "stamp"]
 
 #: what an engine's end of the pair asks for as its send buffer: the largest write it can make
 SEND_BUFFER = 1 << 20
@@ -127,25 +127,6 @@ def stamp(
                 offset = wall_minus_monotonic()
             return min(received, wall - offset)
     return received
-
-
-def stamps(records: list[Record], received: float, offset: float) -> list[float]:
-    """`stamp` of each record, in one go (a move's records are looked at together).
-
-    >>> stamps([(b"readyok\\n", [])], 12.5, 0.0)
-    [12.5]
-    """
-    out = []
-    unpack, size = _TIMESPEC.unpack_from, _TIMESPEC.size
-    for _, ancillary in records:
-        at = received
-        for level, kind, data in ancillary:
-            if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= size:
-                seconds, nanoseconds = unpack(data)
-                at = min(received, seconds + nanoseconds / 1e9 - offset)
-                break
-        out.append(at)
-    return out
 
 
 #: how long a reading of the two clocks' difference is used again: NTP slews the wall clock

@@ -46,7 +46,7 @@ def test_uci_info_reads_a_line_as_python_chess_does(words: list[str], turn: bool
             b"info nodes 90 nps 10\nbestmove e2e4 ponder e7e5\nread",
             b"yok\n",
         ),
-        (  # whole lines (`_look_whole`), the answer amid a write
+        (  # whole lines, the answer amid a write
             b"info depth 1 score cp 5\n",
             b"info depth 2 score cp 7 pv e2e4 e7e5\ninfo nodes 90 nps 10\n",
             b"bestmove e2e4 ponder e7e5\nreadyok\n",
