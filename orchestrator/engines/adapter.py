@@ -18,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -439,6 +440,8 @@ class _Pipe:
             self.early.append((at, sign, line[: LINE_KEPT + 1]))
 
     def send_line(self, line: str) -> None:
+        if self.stdout is not None and not self.stdout.reading:  # python-chess reads again
+            self.stdout.resume()
         if line.partition(" ")[0] in self.LEADS:
             # held for the line that follows it at once (`go`): one write, one wake-up
             if not self._lead:
@@ -598,6 +601,17 @@ class _Pipe:
         return max(0, int((self.answered_at - self.go_at) * 1000))
 
 
+class _Lean(threading.local):
+    """The lean moves of this thread's loop that wait for their answer on the loop: while
+    one does, another is not waited for outside it (`StampedOutput.wait_here` would only
+    hand the loop back at that one's first write)."""
+
+    waiting = 0
+
+
+_lean = _Lean()
+
+
 #: `ponderhit` and `stop` are written no sooner than this after their `go ponder`; a
 #: ponderhit's clock starts when it was due all the same.  Engines that read `go` in a
 #: thread of their own may lose a line that arrives while that thread still reads it, and
@@ -650,7 +664,11 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         right before it.  The engine's writes until its `bestmove` are kept as read
         (`kept`, filled by `StampedOutput`): only the write that may hold ``bestmove`` has
         them looked at (`_look`): split, logged, and the last scored line kept.
-        python-chess sees none of them.  The bestmove is parsed against `board` (an
+        python-chess sees none of them.  While no other lean move waits on the loop (one
+        game at a time), the answer is waited for outside the loop until the loop has other
+        work (`StampedOutput.wait_here`); the engine's records are then read by this move
+        only, and what the engine wrote between two moves is read before the next `go`
+        (python-chess's, as it would have been).  The bestmove is parsed against `board` (an
         `EngineError` when it is not legal); its ponder move as the engine named it, legal
         or not (whoever shows it stops at an illegal one, as at a PV's); the info is
         `last_info`'s.
@@ -676,6 +694,9 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         finally:
             lines, self._capture = self._capture, None
         loop = asyncio.get_running_loop()
+        output = self.stdout
+        if output is not None and not output.reading:  # what it wrote since its last move
+            output.drain()
         answer = self._answer = loop.create_future()
         if self.buffer[1]:  # a line begun before this move
             self._partial = bytes(self.buffer[1])
@@ -685,8 +706,18 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         try:
             self._write(lines, self._go_line[1])
             started = self.go_at if self.go_at is not None else loop.time()
-            due = loop.call_at(started + deadline, self._expire)  # both monotonic
-            line = await answer
+            if not (
+                output is not None
+                and not _lean.waiting
+                and output.wait_here(started + deadline, answer.done)
+            ):
+                due = loop.call_at(started + deadline, self._expire)  # both monotonic
+                _lean.waiting += 1
+                try:
+                    await answer
+                finally:
+                    _lean.waiting -= 1
+            line = answer.result()
         finally:
             if due is not None:
                 due.cancel()

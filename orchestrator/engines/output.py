@@ -14,6 +14,10 @@ While a move is searched (`Receiver.kept` is a list), the records are not handed
 come: each is kept as read, bytes and ancillary data, and the receiver is told once a turn
 (`Receiver.kept_read`); it looks at them when one may hold its answer.  So an `info` line
 costs its read and nothing more until the move is over.
+When the loop has nothing else to do (one game, between its moves), a move is waited for
+outside it (`StampedOutput.wait_here`): a wait and a read per write of the engine, not a turn
+of the loop each; anything the loop has to do (a callback, a timer, any of its descriptors)
+ends that wait at once, and the loop reads the records again.
 (bench/stamps.py measures this against stamping in the loop and in a reader thread; the
 measurements page, docs/measurements.md, says why.)
 
@@ -28,13 +32,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import select
 import socket
 import struct
 import sys
 import threading
 import time
-from typing import Protocol
+from collections import deque
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol
 
 __all__ = ["SEND_BUFFER", "Receiver", "Record", "StampedOutput", "pair", "stamp"]
 
@@ -49,6 +56,9 @@ RECORDS_PER_TURN = 256
 BYTES_PER_TURN = 1 << 20
 #: records read together are handed on together up to this many bytes
 BATCH_BYTES = 1 << 16
+
+#: the longest one wait of `StampedOutput.wait_here` (it waits again after it)
+WAIT_S = 60.0
 
 #: a record as read: its bytes and its ancillary data (the kernel's stamp)
 Record = tuple[bytes | bytearray, list[tuple[int, int, bytes]]]
@@ -98,6 +108,42 @@ def pair() -> tuple[socket.socket, socket.socket] | None:
         theirs.close()
         return None
     return ours, theirs
+
+
+class _LoopState(NamedTuple):
+    """What `StampedOutput.wait_here` reads of a running asyncio selector loop: its
+    selector's descriptor (ready when any of the loop's own descriptors is), its ready
+    callbacks, and (`timers`) its timers.  They are asyncio's private state, only read: a
+    loop without them (not a selector loop, another asyncio) has no `_LoopState`, and its
+    engines' records are read by the loop only.
+
+    >>> import asyncio
+    >>> async def main():
+    ...     state = _LoopState.of(asyncio.get_running_loop())
+    ...     return state is not None and state.timers() == []
+    >>> asyncio.run(main())
+    True
+    """
+
+    loop: asyncio.AbstractEventLoop
+    selector: int
+    ready: deque[Any]
+
+    @staticmethod
+    def of(loop: asyncio.AbstractEventLoop) -> _LoopState | None:
+        selector = getattr(loop, "_selector", None)
+        ready = getattr(loop, "_ready", None)
+        fileno = getattr(selector, "fileno", None)
+        timers = getattr(loop, "_scheduled", None)
+        if not (callable(fileno) and isinstance(ready, deque) and isinstance(timers, list)):
+            return None
+        return _LoopState(loop, fileno(), ready)
+
+    def timers(self) -> list[asyncio.TimerHandle]:
+        """The loop's timers, a heap (read anew: the loop replaces it when it drops the
+        cancelled ones)."""
+        timers: list[asyncio.TimerHandle] = getattr(self.loop, "_scheduled")  # noqa: B009
+        return timers
 
 
 class _Buffer(threading.local):
@@ -169,6 +215,10 @@ class StampedOutput:
         self.record_size = record_size
         self.loop: asyncio.AbstractEventLoop | None = None
         self.eof = False
+        #: whether the loop reads the records (`attach`, `resume`), or `wait_here` does
+        self.reading = False
+        #: `wait_here`'s poll of our socket and the loop's selector, and the loop's state
+        self._here: tuple[select.poll, _LoopState] | None = None
 
     @classmethod
     def attach(
@@ -180,8 +230,63 @@ class StampedOutput:
         theirs.close()
         output = cls(ours, receiver, size)
         output.loop = asyncio.get_running_loop()
-        output.loop.add_reader(ours.fileno(), output.readable)
+        output.resume()
         return output
+
+    def resume(self) -> None:
+        """The loop reads the records from now on (after `wait_here` read them)."""
+        if not self.reading and not self.eof and self.loop is not None:
+            self.loop.add_reader(self.sock.fileno(), self.readable)
+            self.reading = True
+
+    def wait_here(self, until: float, done: Callable[[], bool]) -> bool:
+        """Read the records here, waiting for them, until `done()` (then True: the loop
+        no longer reads them, until `resume`), while the loop has nothing else to do: False,
+        and the loop reads them again, as soon as it has (a callback ready, a timer due by
+        `until` or before, a descriptor of its own ready), at `until` (monotonic), or at
+        the engine's end.
+
+        One game's move on an otherwise idle loop so costs a wait and a read per write of
+        its engine, not a turn of the loop each, nor the turn that wakes the game's task
+        (the move goes on at once).  The wait is on the engine's socket and on the loop's own
+        selector (`_LoopState`), which is ready whenever any of the loop's descriptors is:
+        the loop waits for nothing longer than it would have.
+        """
+        if self.eof or self.loop is None:
+            return False
+        if self._here is None:
+            state = _LoopState.of(self.loop)
+            if state is None:
+                return False
+            poller = select.poll()
+            poller.register(self.sock.fileno(), select.POLLIN)
+            poller.register(state.selector, select.POLLIN)
+            self._here = (poller, state)
+        if self.reading:
+            self.loop.remove_reader(self.sock.fileno())
+            self.reading = False
+        poll, mine = self._here[0].poll, self.sock.fileno()
+        ready, timers = self._here[1].ready, self._here[1].timers()
+        while not done():
+            if ready or self.eof:
+                break
+            wake = until if not timers else min(until, timers[0].when())
+            left = wake - time.monotonic()
+            if left <= 0:
+                break
+            events = poll(math.ceil(min(left, WAIT_S) * 1000))
+            theirs = False
+            for fd, _ in events:
+                if fd == mine:
+                    self.readable()
+                else:
+                    theirs = True
+            if theirs:
+                break
+        if done():
+            return True
+        self.resume()
+        return False
 
     @staticmethod
     def read_one(sock: socket.socket, size: int = SEND_BUFFER) -> tuple[bytes, float]:
@@ -313,9 +418,10 @@ class StampedOutput:
 
     def _end(self) -> None:
         self.eof = True
-        if self.loop is not None and not self.loop.is_closed():
+        if self.reading and self.loop is not None and not self.loop.is_closed():
             with contextlib.suppress(ValueError, OSError):
                 self.loop.remove_reader(self.sock.fileno())
+        self.reading = False
 
     def close(self) -> None:
         """Stop reading and close our end."""

@@ -4,6 +4,8 @@ would have made of the same bytes, for less."""
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import Callable
 
 import chess
 import chess.engine
@@ -13,6 +15,7 @@ from hypothesis import strategies as st
 
 from orchestrator.engines.adapter import INFO_NUMBERS, Engine, _Uci, uci_info
 from orchestrator.engines.journal import Journal
+from orchestrator.engines.output import StampedOutput
 from tests.support.engines import scripted
 
 WORDS = sorted(INFO_NUMBERS | {"time", "score", "cp", "mate", "lowerbound", "upperbound"})
@@ -132,3 +135,51 @@ async def test_init_lines_go_after_the_handshake_before_any_game() -> None:
     assert lines.index("<S: uciok") < lines.index(">S: debug off")
     assert written[written.index(">S: setoption name X") + 1] == ">S: isready"
     assert lines.index(">S: setoption name X") < lines.index("<S: readyok")
+
+
+async def test_a_game_on_an_idle_loop_waits_outside_it_and_the_loop_keeps_its_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A lean move on a loop with nothing else to do is waited for outside it
+    (`StampedOutput.wait_here`); a task that ticks every 10 ms beside the game is never held
+    up by a move (each move takes the engine 30 ms): the loop gets its turn back at each tick."""
+    waited: list[bool] = []
+    wait_here = StampedOutput.wait_here
+
+    def counted(self: StampedOutput, until: float, done: Callable[[], bool]) -> bool:
+        waited.append(wait_here(self, until, done))
+        return waited[-1]
+
+    monkeypatch.setattr(StampedOutput, "wait_here", counted)
+    engine = await Engine.start(scripted("S", "--delay", "30"))
+    late: list[float] = []
+    ticking = True
+
+    async def ticker() -> None:
+        while ticking:
+            due = time.monotonic() + 0.01
+            await asyncio.sleep(0.01)
+            late.append(time.monotonic() - due)
+
+    try:
+        board = chess.Board()
+        await engine.new_game("g", board)
+        limit = chess.engine.Limit(nodes=1000)
+        for _ in range(4):  # no other work: each move waited for outside the loop
+            engine.protocol.arm()
+            played = await engine.play(board, limit, game="g", info=0, ponder=False, deadline=60)
+            assert played.move is not None
+            board.push(played.move)
+        assert waited == [True] * 4
+        task = asyncio.ensure_future(ticker())
+        for _ in range(4):
+            engine.protocol.arm()
+            played = await engine.play(board, limit, game="g", info=0, ponder=False, deadline=60)
+            assert played.move is not None
+            board.push(played.move)
+        ticking = False
+        await task
+        assert late and max(late) < 5  # each tick on the loop, not after a move (a loaded machine)
+        assert len(late) >= 4 * 30 // 10 // 2
+    finally:
+        await engine.close()

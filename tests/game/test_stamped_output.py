@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import threading
 import time
 
@@ -69,5 +70,123 @@ async def test_a_flood_is_handed_on_in_bounded_batches_and_the_answer_with_its_o
         assert taker.arrived is None
     finally:
         writer.join()
+        output.close()
+        theirs.close()
+
+
+class Keeper:
+    """A receiver while a lean move is searched: the records kept, answered at `bestmove`."""
+
+    def __init__(self) -> None:
+        self.kept: list[tuple[bytes | bytearray, object]] = []
+        self.arrived: float | None = None
+        self.answered = False
+
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None:
+        raise AssertionError("a searched move's records are kept")
+
+    def stops(self, data: bytes | bytearray) -> bool:
+        return b"bestmove" in data
+
+    def kept_read(self, received: float, size: int, answer: bool) -> None:
+        self.answered = self.answered or answer
+
+
+def later(delay: float, *sent: bytes, end: socket.socket | None = None) -> threading.Thread:
+    """A thread that writes `sent` to `end` (one record each) `delay` seconds from now."""
+
+    def write() -> None:
+        time.sleep(delay)
+        for data in sent:
+            assert end is not None
+            end.send(data)
+
+    thread = threading.Thread(target=write)
+    thread.start()
+    return thread
+
+
+async def test_a_move_is_waited_for_here_while_the_loop_has_nothing_else_to_do() -> None:
+    """`wait_here` reads the engine's records as they come, each with its stamp, until its
+    answer, outside the loop (which then no longer reads them, until `resume`)."""
+    ends = pair()
+    assert ends is not None
+    ours, theirs = ends
+    keeper = Keeper()
+    output = StampedOutput.attach(ours, theirs.dup(), keeper)
+    writer = later(0.05, b"info depth 1\n", b"bestmove e2e4\n", end=theirs)
+    try:
+        assert output.wait_here(time.monotonic() + 60, lambda: keeper.answered)
+        assert [bytes(data) for data, _ in keeper.kept] == [b"info depth 1\n", b"bestmove e2e4\n"]
+        assert all(ancillary for _, ancillary in keeper.kept)  # the kernel's stamps
+        assert not output.reading
+        output.resume()
+        assert output.reading
+    finally:
+        writer.join()
+        output.close()
+        theirs.close()
+
+
+@pytest.mark.parametrize("work", ["ready", "timer", "descriptor", "thread"])
+async def test_the_loop_gets_its_turn_back_as_soon_as_it_has_work(work: str) -> None:
+    """While a move is waited for outside the loop, anything the loop has to do ends the
+    wait at once: a callback ready, a timer due, one of its descriptors ready, a thread's
+    call.  The loop reads the engine's records again (the move is then awaited on it)."""
+    ends, other = pair(), socket.socketpair()
+    assert ends is not None
+    ours, theirs = ends
+    keeper = Keeper()
+    output = StampedOutput.attach(ours, theirs.dup(), keeper)
+    loop = asyncio.get_running_loop()
+    done = asyncio.Event()
+    writer: threading.Thread | None = None
+    if work == "ready":
+        loop.call_soon(done.set)
+    elif work == "timer":
+        loop.call_later(0.05, done.set)
+    elif work == "descriptor":
+        loop.add_reader(other[0].fileno(), done.set)
+        writer = later(0.05, b"x", end=other[1])
+    else:
+        writer = threading.Thread(
+            target=lambda: (time.sleep(0.05), loop.call_soon_threadsafe(done.set))
+        )
+        writer.start()
+    started = time.monotonic()
+    try:
+        assert not output.wait_here(started + 60, lambda: keeper.answered)  # never answers
+        assert time.monotonic() - started < 30
+        assert output.reading
+        await asyncio.wait_for(done.wait(), 30)
+    finally:
+        if writer is not None:
+            writer.join()
+        loop.remove_reader(other[0].fileno())
+        output.close()
+        theirs.close()
+        other[0].close()
+        other[1].close()
+
+
+async def test_a_wait_here_ends_at_its_time_and_at_the_engines_end() -> None:
+    """No answer by `until`: the wait ends then (the caller's deadline takes over).  The
+    engine's end closed: the wait ends, at the end of its output."""
+    ends = pair()
+    assert ends is not None
+    ours, theirs = ends
+    keeper = Keeper()
+    output = StampedOutput.attach(ours, theirs.dup(), keeper)
+    try:
+        started = time.monotonic()
+        assert not output.wait_here(started + 0.1, lambda: keeper.answered)
+        assert time.monotonic() - started >= 0.1
+        assert not output.eof
+        theirs.send(b"info depth 1\n")
+        theirs.close()
+        assert not output.wait_here(time.monotonic() + 60, lambda: keeper.answered)
+        assert output.eof and not output.reading
+        assert [bytes(data) for data, _ in keeper.kept] == [b"info depth 1\n"]
+    finally:
         output.close()
         theirs.close()
