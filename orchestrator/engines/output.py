@@ -250,7 +250,10 @@ class StampedOutput:
         its engine, not a turn of the loop each, nor the turn that wakes the game's task
         (the move goes on at once).  The wait is on the engine's socket and on the loop's own
         selector (`_LoopState`), which is ready whenever any of the loop's descriptors is:
-        the loop waits for nothing longer than it would have.
+        the loop waits for nothing longer than it would have.  When both are ready at once,
+        the engine's records are left to the loop, which reads them in the same turn as the
+        rest: what the engine wrote on its stderr before its answer is still taken in before
+        the game goes on.
         """
         if self.eof or self.loop is None:
             return False
@@ -275,14 +278,10 @@ class StampedOutput:
             if left <= 0:
                 break
             events = poll(math.ceil(min(left, WAIT_S) * 1000))
-            theirs = False
-            for fd, _ in events:
-                if fd == mine:
-                    self.readable()
-                else:
-                    theirs = True
-            if theirs:
-                break
+            if any(fd != mine for fd, _ in events):
+                break  # ours, if ready too, is read by the loop with the rest, in its order
+            if events:
+                self.readable()
         if done():
             return True
         self.resume()

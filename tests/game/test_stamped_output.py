@@ -81,6 +81,7 @@ class Keeper:
         self.kept: list[tuple[bytes | bytearray, object]] = []
         self.arrived: float | None = None
         self.answered = False
+        self.came = asyncio.Event()  # the answer was read
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         raise AssertionError("a searched move's records are kept")
@@ -90,6 +91,8 @@ class Keeper:
 
     def kept_read(self, received: float, size: int, answer: bool) -> None:
         self.answered = self.answered or answer
+        if answer:
+            self.came.set()
 
 
 def later(delay: float, *sent: bytes, end: socket.socket | None = None) -> threading.Thread:
@@ -190,3 +193,31 @@ async def test_a_wait_here_ends_at_its_time_and_at_the_engines_end() -> None:
     finally:
         output.close()
         theirs.close()
+
+
+async def test_what_the_loop_has_ready_with_the_answer_is_read_first() -> None:
+    """The engine wrote on another of the loop's descriptors (its stderr) and then its
+    answer: both are ready when the wait looks.  The answer is left to the loop, which reads
+    both in one turn, so the stderr line is taken in before the move goes on (a game that
+    went on at once could end and give the line to the engine's next game)."""
+    ends, other = pair(), socket.socketpair()
+    assert ends is not None
+    ours, theirs = ends
+    keeper = Keeper()
+    output = StampedOutput.attach(ours, theirs.dup(), keeper)
+    loop = asyncio.get_running_loop()
+    order: list[str] = []
+    loop.add_reader(other[0].fileno(), lambda: order.append(other[0].recv(99).decode()))
+    other[1].send(b"warning")
+    theirs.send(b"bestmove e2e4\n")
+    try:
+        assert not output.wait_here(time.monotonic() + 60, lambda: keeper.answered)
+        assert keeper.kept == [] and output.reading
+        await asyncio.wait_for(keeper.came.wait(), 30)
+        assert order == ["warning"]
+    finally:
+        loop.remove_reader(other[0].fileno())
+        output.close()
+        theirs.close()
+        other[0].close()
+        other[1].close()
