@@ -95,6 +95,15 @@ class Keeper:
             self.came.set()
 
 
+def kept_output() -> tuple[StampedOutput, socket.socket, Keeper]:
+    """A stamped output read on the running loop into a `Keeper`, and the engine's end."""
+    ends = pair()
+    assert ends is not None
+    ours, theirs = ends
+    keeper = Keeper()
+    return StampedOutput.attach(ours, theirs.dup(), keeper), theirs, keeper
+
+
 def later(delay: float, *sent: bytes, end: socket.socket | None = None) -> threading.Thread:
     """A thread that writes `sent` to `end` (one record each) `delay` seconds from now."""
 
@@ -112,11 +121,7 @@ def later(delay: float, *sent: bytes, end: socket.socket | None = None) -> threa
 async def test_a_move_is_waited_for_here_while_the_loop_has_nothing_else_to_do() -> None:
     """`wait_here` reads the engine's records as they come, each with its stamp, until its
     answer, outside the loop (which then no longer reads them, until `resume`)."""
-    ends = pair()
-    assert ends is not None
-    ours, theirs = ends
-    keeper = Keeper()
-    output = StampedOutput.attach(ours, theirs.dup(), keeper)
+    output, theirs, keeper = kept_output()
     writer = later(0.05, b"info depth 1\n", b"bestmove e2e4\n", end=theirs)
     try:
         assert output.wait_here(time.monotonic() + 60, lambda: keeper.answered)
@@ -136,11 +141,8 @@ async def test_the_loop_gets_its_turn_back_as_soon_as_it_has_work(work: str) -> 
     """While a move is waited for outside the loop, anything the loop has to do ends the
     wait at once: a callback ready, a timer due, one of its descriptors ready, a thread's
     call.  The loop reads the engine's records again (the move is then awaited on it)."""
-    ends, other = pair(), socket.socketpair()
-    assert ends is not None
-    ours, theirs = ends
-    keeper = Keeper()
-    output = StampedOutput.attach(ours, theirs.dup(), keeper)
+    output, theirs, keeper = kept_output()
+    other = socket.socketpair()
     loop = asyncio.get_running_loop()
     done = asyncio.Event()
     writer: threading.Thread | None = None
@@ -175,11 +177,7 @@ async def test_the_loop_gets_its_turn_back_as_soon_as_it_has_work(work: str) -> 
 async def test_a_wait_here_ends_at_its_time_and_at_the_engines_end() -> None:
     """No answer by `until`: the wait ends then (the caller's deadline takes over).  The
     engine's end closed: the wait ends, at the end of its output."""
-    ends = pair()
-    assert ends is not None
-    ours, theirs = ends
-    keeper = Keeper()
-    output = StampedOutput.attach(ours, theirs.dup(), keeper)
+    output, theirs, keeper = kept_output()
     try:
         started = time.monotonic()
         assert not output.wait_here(started + 0.1, lambda: keeper.answered)
@@ -200,11 +198,8 @@ async def test_what_the_loop_has_ready_with_the_answer_is_read_first() -> None:
     answer: both are ready when the wait looks.  The answer is left to the loop, which reads
     both in one turn, so the stderr line is taken in before the move goes on (a game that
     went on at once could end and give the line to the engine's next game)."""
-    ends, other = pair(), socket.socketpair()
-    assert ends is not None
-    ours, theirs = ends
-    keeper = Keeper()
-    output = StampedOutput.attach(ours, theirs.dup(), keeper)
+    output, theirs, keeper = kept_output()
+    other = socket.socketpair()
     loop = asyncio.get_running_loop()
     order: list[str] = []
     loop.add_reader(other[0].fileno(), lambda: order.append(other[0].recv(99).decode()))
