@@ -278,6 +278,10 @@ _NOT_BRIEF = frozenset(
     {"opening", "started_at", "ended_at", "pgn", "host", "white_ev", "black_ev", "final_fen"}
 )
 _GAME_COLUMNS_BRIEF = ", ".join(f"NULL AS {f}" if f in _NOT_BRIEF else f for f in _GAME_FIELDS)
+#: one round's columns and its games' (`Store._round`: a round read in one query)
+_ROUND_COLUMNS = "r.number, r.bye, r.bye_team, r.dropped_rounds, r.paired_at, r.finished_at"
+_ROUND_GAMES = ", ".join(f"g.{f}" for f in _GAME_FIELDS)
+_ROUND_GAMES_NO_PGN = ", ".join("NULL" if f == "pgn" else f"g.{f}" for f in _GAME_FIELDS)
 _OPENING, _FAULT, _FORFEIT = (_GAME_FIELDS.index(k) for k in ("opening", "fault", "forfeit"))
 
 
@@ -300,7 +304,7 @@ _SHARED = tuple(
 )
 
 
-def _game(row: aiosqlite.Row) -> GameRow:
+def _game(row: aiosqlite.Row | tuple[Any, ...]) -> GameRow:
     """A row of `SELECT {_GAME_COLUMNS} FROM games` (by position: a row's names are slow)."""
     values = list(row)
     for k in _SHARED:
@@ -555,28 +559,26 @@ class Store:
         if number is None and _IN_TRANSACTION.get() is not self:
             async with self.snapshot():  # its pages and its rounds: one state
                 return await self.rounds(pgn=pgn, brief=brief)
-        columns = _GAME_COLUMNS_BRIEF if brief else _GAME_COLUMNS if pgn else _GAME_COLUMNS_NO_PGN
         if number is not None:
-            sql = f"SELECT {columns} FROM games WHERE round = ? ORDER BY number"
-            games = [_game(r) for r in await self._rows(sql, number)]
-        else:
-            games = []
-            sql = (
-                f"SELECT {columns} FROM games WHERE (round, number) > (?, ?) "
-                "ORDER BY round, number LIMIT ?"
-            )
-            after = (0, 0)  # rounds and games are numbered from 1
-            while True:
-                page = await self._rows(sql, *after, GAMES_PAGE)
-                games.extend(_game(r) for r in page)
-                if len(page) < GAMES_PAGE:
-                    break
-                after = (games[-1].round, games[-1].number)
+            found = await self._round(number, pgn=pgn)
+            return [] if found is None else [found]
+        columns = _GAME_COLUMNS_BRIEF if brief else _GAME_COLUMNS if pgn else _GAME_COLUMNS_NO_PGN
+        games: list[GameRow] = []
+        sql = (
+            f"SELECT {columns} FROM games WHERE (round, number) > (?, ?) "
+            "ORDER BY round, number LIMIT ?"
+        )
+        after = (0, 0)  # rounds and games are numbered from 1
+        while True:
+            page = await self._rows(sql, *after, GAMES_PAGE)
+            games.extend(_game(r) for r in page)
+            if len(page) < GAMES_PAGE:
+                break
+            after = (games[-1].round, games[-1].number)
         by_round: dict[int, list[GameRow]] = {}
         for g in games:
             by_round.setdefault(g.round, []).append(g)
-        where, args = ("WHERE number = ?", (number,)) if number is not None else ("", ())
-        rounds = await self._rows(f"SELECT * FROM rounds {where} ORDER BY number", *args)
+        rounds = await self._rows("SELECT * FROM rounds ORDER BY number")
         return [
             RoundRow(
                 r["number"],
@@ -596,8 +598,29 @@ class Store:
     async def last_round(self) -> RoundRow | None:
         """The latest paired round with its games (one round's rows, whatever the event's
         size), or None before the first."""
-        number = await self._scalar("SELECT MAX(number) FROM rounds")
-        return None if number is None else (await self.rounds(number))[0]
+        return await self._round(None)
+
+    async def _round(self, number: int | None, *, pgn: bool = False) -> RoundRow | None:
+        """Round `number` (None: the latest) and its games, in one query (the daemon reads
+        its round several times a game: one call to SQLite's thread each, not three)."""
+        which = "?" if number is not None else "(SELECT MAX(number) FROM rounds)"
+        sql = (
+            f"SELECT {_ROUND_COLUMNS}, {_ROUND_GAMES if pgn else _ROUND_GAMES_NO_PGN} "
+            f"FROM rounds r LEFT JOIN games g ON g.round = r.number WHERE r.number = {which} "
+            "ORDER BY g.number"
+        )
+        rows = await self._rows(sql, *(() if number is None else (number,)))
+        if not rows:
+            return None
+        first = rows[0]
+        return RoundRow(
+            first[0],
+            first[1] or first[2],
+            first[3],
+            first[4],
+            first[5],
+            tuple(_game(tuple(r)[6:]) for r in rows if r[6] is not None),
+        )
 
     async def games_before(self, number: int) -> int:
         """How many games the rounds before round `number` have."""
