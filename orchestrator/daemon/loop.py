@@ -145,6 +145,10 @@ class Daemon:
         #: engines whose strikes called for a withdrawal the event could not take
         self.kept_on_strikes: set[str] = set()
         self.ratings_mark = 0  # finished games // rating_interval at the last `ratings` line
+        #: `_game_index`'s reads, kept until a control is applied: the games before each
+        #: round, and the event's planned games (for the settings it was counted from)
+        self.games_before: dict[int, int] = {}
+        self.planned: tuple[object, int] | None = None
 
     # signals ------------------------------------------------------------------------------
 
@@ -439,6 +443,7 @@ class Daemon:
                 result = controls.Plan([], f"refused: it failed: {type(exc).__name__}: {exc}")
                 await self.store.apply_control(row.id, result.outcome, [])
             applied = control if not result.outcome.startswith("refused") else None
+            self.games_before.clear()  # a control may add, drop or replay games
             match applied:
                 case controls.Pause() | controls.Resume():
                     self.paused = isinstance(applied, controls.Pause)
@@ -820,10 +825,16 @@ class Daemon:
             log.warning("orphans_killed", processes=swept)
 
     async def _game_index(self, rnd: RoundRow, game: GameRow) -> tuple[int, int]:
-        """The game's place in the whole event, and the event's expected number of games."""
-        earlier = await self.store.games_before(rnd.number)
+        """The game's place in the whole event, and the event's expected number of games
+        (read once a round, and again after a control: they only number the logs' games)."""
+        earlier = self.games_before.get(rnd.number)
+        if earlier is None:
+            earlier = self.games_before[rnd.number] = await self.store.games_before(rnd.number)
         settings = self.event.settings
-        return earlier + game.number, tournament(settings, self.event.players).games_planned()
+        if self.planned is None or self.planned[0] is not settings:
+            planned = tournament(settings, self.event.players).games_planned()
+            self.planned = (settings, planned)
+        return earlier + game.number, self.planned[1]
 
     def _attempt_over(self, game: int, attempt: int | None) -> None:
         """An attempt that did not finish: the live files leave it, its log is closed."""

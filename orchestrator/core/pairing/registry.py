@@ -12,6 +12,7 @@ reversed, after the whole first leg (`legs`) or right after it (`pairs`).
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -125,6 +126,20 @@ def any_field(options: Any, entrants: int) -> str | None:
     return None
 
 
+@functools.cache
+def _option_names(options: type[msgspec.Struct]) -> tuple[str, ...]:
+    """The names of a system's options, in order (msgspec reads a class's annotations for
+    them: once a class).
+
+    >>> class Opts(msgspec.Struct):
+    ...     seed: int = 0
+    ...     legs: int = 2
+    >>> _option_names(Opts)
+    ('seed', 'legs')
+    """
+    return tuple(f.encode_name for f in msgspec.structs.fields(options))
+
+
 @dataclass(frozen=True)
 class System(Generic[Opts, Event]):
     """A pairing system: how it is named, configured and run."""
@@ -170,7 +185,7 @@ class System(Generic[Opts, Event]):
     @property
     def takes(self) -> tuple[str, ...]:
         """The names of its options, in order."""
-        return tuple(f.encode_name for f in msgspec.structs.fields(self.options))
+        return _option_names(self.options)
 
     @property
     def seeded(self) -> bool:
