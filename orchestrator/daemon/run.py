@@ -277,7 +277,8 @@ async def _run_event(
             spare=cpu_text(plan.spare),
         )
     await asyncio.to_thread(sweep_orphans)  # what the engines' first start left behind
-    await asyncio.to_thread(load_fit)  # the standings' ratings: loaded before any game
+    # the standings' ratings: what their fit needs, loaded before any game
+    await asyncio.to_thread(load_fit, len(config.engines))
     if stop.signal is not None:  # stopped while the config was checked: nothing to undo
         return 0
     database = config.tournament.database

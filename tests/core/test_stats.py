@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import math
 import random
+import subprocess
+import sys
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orchestrator.core.stats.elo import Estimate, penta_counts, pentanomial, trinomial
-from orchestrator.core.stats.ratings import fit_ratings
+from orchestrator.core.stats.ratings import _fit, fit_ratings
 from orchestrator.core.stats.sprt import Sprt, llr
 
 
@@ -222,3 +224,35 @@ def test_only_engines_that_took_points_from_each_other_are_rated() -> None:
     assert {n for n, r in ratings.items() if r["elo"] is not None} == {"E0", "E1", "E2"}
     assert ratings["Y"]["elo"] is None and ratings["Z"]["elo"] is None
     assert sum(r["elo"] or 0.0 for r in ratings.values()) == pytest.approx(0, abs=1e-6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=1, max_size=60),
+    st.sampled_from([None, ("A", 2500.0), ("B", 3000.0)]),
+)
+def test_two_engines_ratings_in_closed_form_are_the_optimizer_s(
+    scores: list[float], anchor: tuple[str, float] | None
+) -> None:
+    """A match's two ratings and their covariance, from the score's logit, are what scipy's
+    L-BFGS-B finds (the fit of three engines and more)."""
+    games = [("A", "B", s) if k % 2 else ("B", "A", 1.0 - s) for k, s in enumerate(scores)]
+    games += [("A", "B", 0.5)]  # each takes points from the other: both are rated
+    closed = _fit(["A", "B"], games, anchor)
+    optimized = _fit(["A", "B"], games, anchor, closed=False)
+    assert closed[0] == pytest.approx(optimized[0], abs=1e-4)
+    assert closed[1] == pytest.approx(optimized[1], rel=1e-6, abs=1e-6)
+
+
+def test_a_match_s_fit_loads_no_optimizer() -> None:
+    """Two engines' standings need neither scipy nor networkx (a third of a second of the
+    daemon's start): a fresh interpreter fits a match and has loaded neither."""
+    code = (
+        "import sys\n"
+        "from orchestrator.core.stats.ratings import fit_ratings, load_fit\n"
+        "load_fit(2)\n"
+        "fit_ratings([('A', 'B', 1.0), ('B', 'A', 0.5), ('A', 'B', 0.0)])\n"
+        "print(sorted(m for m in ('scipy', 'networkx', 'numpy') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["['numpy']"]

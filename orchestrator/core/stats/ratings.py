@@ -20,7 +20,7 @@ an engine outside it (one that won or lost every game, ...) is listed without a 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from statistics import NormalDist
 from typing import TYPE_CHECKING, TypedDict
 
@@ -140,24 +140,36 @@ def fit_ratings(
     return _with_los(out, index, covariance)
 
 
-def load_fit() -> None:
-    """Load what a fit needs (numpy, scipy, networkx: half a second of CPU, holding the
-    interpreter).  The daemon calls it before its first game, so that the first standings
-    it writes do not stall its games.
+def load_fit(engines: int = 3) -> None:
+    """Load what a fit of `engines` engines needs: numpy, and for more than two scipy and
+    networkx (a third of a second of CPU, holding the interpreter; two engines' ratings
+    need neither, `_fit`).  The daemon calls it before its first game, so that the first
+    standings it writes do not stall its games.
 
     >>> load_fit()
     >>> import sys
     >>> all(name in sys.modules for name in ("numpy", "scipy.optimize", "networkx"))
     True
     """
-    import networkx  # noqa: F401
     import numpy  # noqa: F401
-    import scipy.optimize  # noqa: F401
+
+    if engines > 2:
+        import networkx  # noqa: F401
+        import scipy.optimize  # noqa: F401
 
 
 def _rateable(games: Sequence[tuple[str, str, float]]) -> list[str]:
     """The engines with finite ratings: the largest strongly connected component (the most
-    games among equals, then the names) of "took points from"."""
+    games among equals, then the names) of "took points from".  Two engines are rated
+    when each took points from the other (networkx is not needed for them).
+
+    >>> _rateable([("A", "B", 1.0), ("B", "A", 0.5)]), _rateable([("A", "B", 1.0)])
+    (['A', 'B'], [])
+    """
+    names = {g[0] for g in games} | {g[1] for g in games}
+    if len(names) <= 2:
+        took = {(w, b) for w, b, s in games if s > 0} | {(b, w) for w, b, s in games if s < 1}
+        return sorted(names) if len(took) == 2 else []
     import networkx as nx
 
     graph: nx.DiGraph[str] = nx.DiGraph()
@@ -178,11 +190,18 @@ def _rateable(games: Sequence[tuple[str, str, float]]) -> list[str]:
 
 
 def _fit(
-    rated: list[str], games: Sequence[tuple[str, str, float]], anchor: tuple[str, float] | None
+    rated: list[str],
+    games: Sequence[tuple[str, str, float]],
+    anchor: tuple[str, float] | None,
+    *,
+    closed: bool = True,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The ratings of `rated` (in order) and their covariance, shifted to the anchor."""
+    """The ratings of `rated` (in order) and their covariance, shifted to the anchor.
+
+    Two engines have one difference, at which the expected score is the score: with
+    `closed` it is that score's logit, no optimizer needed (scipy's finds the same).
+    """
     import numpy as np
-    from scipy.optimize import minimize
 
     n = len(rated)
     if n == 0:
@@ -208,17 +227,12 @@ def _fit(
         gradient = -_K * np.sum(score - count * e, axis=1)
         return value / 2.0 + 0.0, gradient[1:]
 
-    if n > 1:
-        bounds = [(-_BOUND, _BOUND)] * (n - 1)
-        found = minimize(
-            loss,
-            np.zeros(n - 1),
-            jac=True,
-            method="L-BFGS-B",
-            bounds=bounds,
-            options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 10_000},
-        )
-        ratings = np.concatenate(([0.0], found.x))
+    if n == 2 and closed:
+        share = score[1, 0] / count[1, 0]  # rated: each took points, 0 < share < 1
+        difference = math.log(share / (1.0 - share)) / _K
+        ratings = np.array([0.0, min(_BOUND, max(-_BOUND, difference))])
+    elif n > 1:
+        ratings = _optimized(loss, n)
     else:
         ratings = np.zeros(1)
     e = expected(ratings)
@@ -235,6 +249,24 @@ def _fit(
         shift = np.eye(n) - np.full((n, n), 1.0 / n)
         offset = -float(ratings.mean())
     return ratings + offset, shift @ free @ shift.T
+
+
+def _optimized(
+    loss: Callable[[NDArray[np.float64]], tuple[float, NDArray[np.float64]]], n: int
+) -> NDArray[np.float64]:
+    """The `n` ratings (the first held at 0) that minimize `loss` (with its gradient)."""
+    import numpy as np
+    from scipy.optimize import minimize
+
+    found = minimize(
+        loss,
+        np.zeros(n - 1),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(-_BOUND, _BOUND)] * (n - 1),
+        options={"ftol": 1e-15, "gtol": 1e-10, "maxiter": 10_000},
+    )
+    return np.concatenate(([0.0], found.x))
 
 
 def _performance(
