@@ -340,9 +340,11 @@ class _Pipe:
 
     def __init_subclass__(cls) -> None:
         super().__init_subclass__()
-        cls._stop_words = tuple(word.encode() for word in cls.CLOCK_STOPS)
+        cls.stop_words = tuple(word.encode() for word in cls.CLOCK_STOPS)
 
-    _stop_words: tuple[bytes, ...] = ()
+    #: `CLOCK_STOPS` as bytes: a write of the engine's that holds one may stop its clock
+    #: (`engines/output.py` hands such a write on with its own stamp)
+    stop_words: tuple[bytes, ...] = ()
 
     def __init__(self) -> None:
         super().__init__()
@@ -374,11 +376,6 @@ class _Pipe:
         self._stdin_end: tuple[asyncio.WriteTransport, int] | None = None  # (`_stdin`)
         #: where its stderr lines go too (`[[engine]] stderr`)
         self.stderr_file: StderrFile | None = None
-
-    def stops(self, data: bytes | bytearray) -> bool:
-        """Whether `data` (a write of the engine's) may hold a line that stops its clock
-        (`engines/output.py` hands such a write on with its own stamp)."""
-        return any(word in data for word in self._stop_words)
 
     def kept_read(self, received: float, size: int, answer: bool) -> None:
         """Records were kept (only a lean move keeps them: `_Uci.kept_read`)."""
@@ -451,9 +448,11 @@ class _Pipe:
         lead, self._lead = self._lead, []
         self._write(lead, line)
 
-    def _write(self, lead: list[str], line: str) -> None:
+    def _write(self, lead: list[str], line: str, *, waits: bool = False) -> None:
         """Write `lead` and `line` at once, `line` last: the line that may start the
-        engine's clock is stamped right before the write."""
+        engine's clock is stamped right before the write.  `waits`: the writer waits for
+        the engine's answer right after (`StampedOutput.wait_here`), giving up the CPU
+        anyway: no yield (`_let_it_run`) first."""
         text = "\n".join([*lead, line]) if lead else line
         stdin = self._stdin()
         if stdin is not None:  # the clock's line: stamped and written with nothing between
@@ -473,7 +472,8 @@ class _Pipe:
             started = self._stamp(line, at)
             super().send_line(text)  # type: ignore[misc]
         if started:
-            _let_it_run()
+            if not waits:
+                _let_it_run()
             if self.on_go is not None:
                 self.on_go()
         if self.journal is not None:  # the lines of one write: one entry
@@ -612,6 +612,43 @@ class _Lean(threading.local):
 _lean = _Lean()
 
 
+class _Answer:
+    """A lean move's answer: its `bestmove` line, or why it has none (a timeout, the
+    engine's end).  Waited for outside the loop (`StampedOutput.wait_here`) it is read with
+    `done`, without a future; a future is made only for a wait on the loop (`wait`)."""
+
+    __slots__ = ("error", "future", "line")
+
+    def __init__(self) -> None:
+        self.line: str | None = None
+        self.error: BaseException | None = None
+        self.future: asyncio.Future[None] | None = None
+
+    def done(self) -> bool:
+        return self.line is not None or self.error is not None
+
+    def settle(self, line: str | None = None, error: BaseException | None = None) -> None:
+        """The answer came (`line`), or will not (`error`); the first one counts."""
+        if self.done():
+            return
+        self.line, self.error = line, error
+        if self.future is not None and not self.future.done():
+            self.future.set_result(None)
+
+    async def wait(self) -> None:
+        """Until it is `done`, on the loop."""
+        if not self.done():
+            self.future = asyncio.get_running_loop().create_future()
+            await self.future
+
+    def result(self) -> str:
+        """The `bestmove` line, or the error that came instead, raised."""
+        if self.error is not None:
+            raise self.error
+        assert self.line is not None
+        return self.line
+
+
 #: `ponderhit` and `stop` are written no sooner than this after their `go ponder`; a
 #: ponderhit's clock starts when it was due all the same.  Engines that read `go` in a
 #: thread of their own may lose a line that arrives while that thread still reads it, and
@@ -643,7 +680,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         #: a lean move (`play_lean`): the future of its `bestmove` line; the records the
         #: engine wrote since its `go` (`kept`, `StampedOutput` adds them) and their bytes;
         #: the end of a line not ended yet
-        self._answer: asyncio.Future[str] | None = None
+        self._answer: _Answer | None = None
         self._kept_size = 0
         self._partial = b""
         #: the lines `send_line` is asked to send are collected here instead (`play_lean`)
@@ -697,24 +734,23 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         output = self.stdout
         if output is not None and not output.reading:  # what it wrote since its last move
             output.drain()
-        answer = self._answer = loop.create_future()
+        answer = self._answer = _Answer()
         if self.buffer[1]:  # a line begun before this move
             self._partial = bytes(self.buffer[1])
             self.buffer[1].clear()
         self.kept, self._kept_size = [], 0
         due: asyncio.TimerHandle | None = None
+        here = output is not None and not _lean.waiting  # the answer may be waited for here
         try:
-            self._write(lines, self._go_line[1])
+            self._write(lines, self._go_line[1], waits=here)
             started = self.go_at if self.go_at is not None else loop.time()
             if not (
-                output is not None
-                and not _lean.waiting
-                and output.wait_here(started + deadline, answer.done)
+                here and output is not None and output.wait_here(started + deadline, answer.done)
             ):
                 due = loop.call_at(started + deadline, self._expire)  # both monotonic
                 _lean.waiting += 1
                 try:
-                    await answer
+                    await answer.wait()
                 finally:
                     _lean.waiting -= 1
             line = answer.result()
@@ -731,20 +767,18 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
             except ValueError as exc:
                 raise chess.engine.EngineError(exc) from None
             if len(words) > 3 and words[2] == "ponder":  # as named, legal or not
-                with contextlib.suppress(ValueError):
+                try:  # noqa: SIM105 - a context manager a move costs more than the parse
                     ponder = chess.Move.from_uci(words[3].lower())
+                except ValueError:
+                    pass
         return chess.engine.PlayResult(move, ponder)
 
     def _expire(self) -> None:
         """A lean move's deadline: what the engine wrote in time counts (`drain`); without
         its answer, the move ends in a `TimeoutError`."""
         self.drain()
-        answer = self._answer
-        if answer is not None and not answer.done():
-            answer.set_exception(TimeoutError())
-
-    def stops(self, data: bytes | bytearray) -> bool:
-        return b"bestmove" in data
+        if self._answer is not None:
+            self._answer.settle(error=TimeoutError())
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         if fd == 1 and self.kept is not None:  # a pipe, stamped on reading: looked at now
@@ -815,8 +849,8 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
     def _answered(self, line: str) -> None:
         """The move's `bestmove` line came: the move is over; what follows is python-chess's."""
         answer, self._answer, self.kept = self._answer, None, None
-        if answer is not None and not answer.done():
-            answer.set_result(line)
+        if answer is not None:
+            answer.settle(line)
 
     def _lean_overlong(self) -> None:
         self.kept, self._partial = None, b""
@@ -874,9 +908,8 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
-        answer = self._answer
-        if answer is not None and not answer.done():
-            answer.set_exception(chess.engine.EngineTerminatedError("the engine process died"))
+        if self._answer is not None:
+            self._answer.settle(error=chess.engine.EngineTerminatedError("the engine process died"))
 
     def arm(self, on_go: Callable[[], None] | None = None) -> None:
         """As `_Pipe.arm`; and from now on the engine is a player, whose `info` lines

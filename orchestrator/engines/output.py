@@ -74,10 +74,11 @@ class Receiver(Protocol):
     #: bytes and their ancillary data, the stamp); None: records are handed on as they come
     kept: list[Record] | None
 
-    def pipe_data_received(self, fd: int, data: bytes | str) -> None: ...
+    #: the first words of the lines that stop the engine's clock: a write that holds one
+    #: may hold such a line
+    stop_words: tuple[bytes, ...]
 
-    def stops(self, data: bytes | bytearray) -> bool:
-        """Whether `data` may hold a line that stops the engine's clock."""
+    def pipe_data_received(self, fd: int, data: bytes | str) -> None: ...
 
     def kept_read(self, received: float, size: int, answer: bool) -> None:
         """Records of `size` bytes were added to `kept`, read by `received` (monotonic);
@@ -278,9 +279,9 @@ class StampedOutput:
             if left <= 0:
                 break
             events = poll(math.ceil(min(left, WAIT_S) * 1000))
-            if any(fd != mine for fd, _ in events):
-                break  # ours, if ready too, is read by the loop with the rest, in its order
             if events:
+                if len(events) > 1 or events[0][0] != mine:
+                    break  # ours, if ready too, is read by the loop with the rest, in its order
                 self.readable()
         if done():
             return True
@@ -314,8 +315,9 @@ class StampedOutput:
         """Read records into the receiver's `kept` as they are, up to one that may hold the
         line that stops the clock (then True: the records after it are read as the receiver
         then wants them), and tell the receiver once."""
-        kept, stops = self.receiver.kept, self.receiver.stops
+        kept, words = self.receiver.kept, self.receiver.stop_words
         assert kept is not None
+        word = words[0] if len(words) == 1 else None  # one word: looked for inline
         buffer = self._buffer()
         recv, into = self.sock.recvmsg_into, [buffer]
         taken = read = 0
@@ -336,10 +338,10 @@ class StampedOutput:
             kept.append((data, ancillary))
             taken += 1
             read += size
-            if stops(data):
+            if word in data if word is not None else any(w in data for w in words):
                 answer = True
                 break
-            if not data.endswith(b"\n"):  # a line in pieces: the answer may be split
+            if data[-1] != 10:  # a line in pieces (no newline at its end): the answer may be split
                 pieces = True
         if taken:
             self.receiver.kept_read(time.monotonic(), read, answer or pieces)
@@ -354,15 +356,15 @@ class StampedOutput:
 
     def _take(self, most: int | None) -> None:
         """Read records and hand them on together, each batch with the stamp of its last
-        record: a record that may hold a line that stops the clock (`Receiver.stops`) ends
-        its batch, so that line gets its own write's stamp.  A batch ends too at
-        `BATCH_BYTES`, so a flood is never held whole."""
+        record: a record that may hold a line that stops the clock (one of the
+        `Receiver.stop_words`) ends its batch, so that line gets its own write's stamp.  A
+        batch ends too at `BATCH_BYTES`, so a flood is never held whole."""
         batch: list[bytes] = []
         stamp: list[tuple[int, int, bytes]] = []
         received = 0.0
         taken = batched = read = 0
         offset = wall_minus_monotonic()  # once for every record read in this turn
-        stops = self.receiver.stops
+        words = self.receiver.stop_words
         while (most is None or (taken < most and read < BYTES_PER_TURN)) and not self.eof:
             got = self._recv()
             if got is None:
@@ -373,7 +375,7 @@ class StampedOutput:
                 batch.append(data)
                 batched += len(data)
                 read += len(data)
-                if batched >= BATCH_BYTES or stops(data):
+                if batched >= BATCH_BYTES or any(w in data for w in words):
                     self._hand(batch, stamp, received, offset)
                     batch, batched = [], 0
         if batch:

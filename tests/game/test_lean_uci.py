@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestrator.engines.adapter import INFO_NUMBERS, Engine, _Uci, uci_info
+from orchestrator.engines.adapter import INFO_NUMBERS, Engine, _Answer, _Uci, uci_info
 from orchestrator.engines.journal import Journal
 from orchestrator.engines.output import StampedOutput
 from tests.support.engines import scripted
@@ -64,7 +64,7 @@ async def test_a_move_read_in_pieces_is_the_same_move(pieces: tuple[bytes, ...])
     journal = Journal()
     proto.attach(journal)
     proto.go_at = 1.0
-    answer = proto._answer = asyncio.get_running_loop().create_future()
+    answer = proto._answer = _Answer()
     proto.kept = []  # a lean move is searched
     for piece in pieces:
         proto.arrived = 2.0
@@ -85,7 +85,7 @@ async def test_what_follows_the_answer_goes_on_in_order() -> None:
     the next record ends that line.  python-chess reads the line whole, after the answer."""
     proto = _Uci()
     proto.go_at = 1.0
-    answer = proto._answer = asyncio.get_running_loop().create_future()
+    answer = proto._answer = _Answer()
     proto.kept = [
         (b"info depth 2 score cp 7 pv e2e4\nbestmove e2e4\nread", []),
         (b"yok\n", []),

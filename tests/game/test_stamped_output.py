@@ -18,6 +18,7 @@ class Taker:
     """A receiver that keeps what it is handed, with the stamp it had then."""
 
     kept = None  # records are handed on as they come (no move is searched)
+    stop_words = (b"bestmove",)
 
     def __init__(self) -> None:
         self.arrived: float | None = None
@@ -29,9 +30,6 @@ class Taker:
         self.handed.append((data, self.arrived))
         if b"bestmove" in data:
             self.answered.set()
-
-    def stops(self, data: bytes | bytearray) -> bool:
-        return b"bestmove" in data
 
     def kept_read(self, received: float, size: int, answer: bool) -> None:
         raise AssertionError("nothing is kept")
@@ -77,6 +75,8 @@ async def test_a_flood_is_handed_on_in_bounded_batches_and_the_answer_with_its_o
 class Keeper:
     """A receiver while a lean move is searched: the records kept, answered at `bestmove`."""
 
+    stop_words = (b"bestmove",)
+
     def __init__(self) -> None:
         self.kept: list[tuple[bytes | bytearray, object]] = []
         self.arrived: float | None = None
@@ -85,9 +85,6 @@ class Keeper:
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         raise AssertionError("a searched move's records are kept")
-
-    def stops(self, data: bytes | bytearray) -> bool:
-        return b"bestmove" in data
 
     def kept_read(self, received: float, size: int, answer: bool) -> None:
         self.answered = self.answered or answer
