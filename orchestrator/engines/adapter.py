@@ -348,7 +348,10 @@ class _Pipe:
 
     def __init__(self) -> None:
         super().__init__()
-        self.tail: deque[str] = deque(maxlen=TAIL_LINES)
+        self._tail_lines: deque[str] = deque(maxlen=TAIL_LINES)
+        #: a lean move's lines, each record's, not yet in the tail (`tail` takes them when
+        #: it is read or added to: a move's lines cost nothing more while no one reads it)
+        self._tail_read: list[tuple[float, list[str]]] | None = None
         self.go_at: float | None = None
         self.answered_at: float | None = None
         self.on_go: Callable[[], None] | None = None
@@ -559,13 +562,30 @@ class _Pipe:
             for line in lines:
                 self.log("<", line, at)
 
+    @property
+    def tail(self) -> deque[str]:
+        """The engine's last lines (`TAIL_LINES`), for fault reports."""
+        self._take_tail()
+        return self._tail_lines
+
+    def _take_tail(self) -> None:
+        """A lean move's lines not yet in the tail, to it."""
+        read, self._tail_read = self._tail_read, None
+        if read is not None:
+            last: list[str] = []
+            for _, lines in reversed(read):
+                last[:0] = lines[-TAIL_LINES:]
+                if len(last) >= TAIL_LINES:
+                    break
+            self._tail(last)
+
     def _tail(self, lines: list[str]) -> None:
         """The last of `lines` to the tail, each cut at `LINE_KEPT` characters."""
-        last = lines[-TAIL_LINES:]
+        tail, last = self.tail, lines[-TAIL_LINES:]
         if max(map(len, last), default=0) <= LINE_KEPT:
-            self.tail.extend(last)
+            tail.extend(last)
         else:
-            self.tail.extend(
+            tail.extend(
                 line if len(line) <= LINE_KEPT else line[:LINE_KEPT] + "..." for line in last
             )
 
@@ -614,39 +634,29 @@ _lean = _Lean()
 
 class _Answer:
     """A lean move's answer: its `bestmove` line, or why it has none (a timeout, the
-    engine's end).  Waited for outside the loop (`StampedOutput.wait_here`) it is read with
-    `done`, without a future; a future is made only for a wait on the loop (`wait`)."""
+    engine's end); `settled` once either came.  Waited for outside the loop
+    (`StampedOutput.wait_here`) it is read there, without a future; a future is made only
+    for a wait on the loop (`wait`).  (Made once a move: no `__init__` of its own, its
+    fields' defaults are the class's.)"""
 
-    __slots__ = ("error", "future", "line")
+    settled = False
+    line = ""
+    error: BaseException | None = None
+    future: asyncio.Future[None] | None = None
 
-    def __init__(self) -> None:
-        self.line: str | None = None
-        self.error: BaseException | None = None
-        self.future: asyncio.Future[None] | None = None
-
-    def done(self) -> bool:
-        return self.line is not None or self.error is not None
-
-    def settle(self, line: str | None = None, error: BaseException | None = None) -> None:
+    def settle(self, line: str = "", error: BaseException | None = None) -> None:
         """The answer came (`line`), or will not (`error`); the first one counts."""
-        if self.done():
+        if self.settled:
             return
-        self.line, self.error = line, error
+        self.settled, self.line, self.error = True, line, error
         if self.future is not None and not self.future.done():
             self.future.set_result(None)
 
     async def wait(self) -> None:
-        """Until it is `done`, on the loop."""
-        if not self.done():
+        """Until it is `settled`, on the loop."""
+        if not self.settled:
             self.future = asyncio.get_running_loop().create_future()
             await self.future
-
-    def result(self) -> str:
-        """The `bestmove` line, or the error that came instead, raised."""
-        if self.error is not None:
-            raise self.error
-        assert self.line is not None
-        return self.line
 
 
 #: `ponderhit` and `stop` are written no sooner than this after their `go ponder`; a
@@ -744,16 +754,16 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         try:
             self._write(lines, self._go_line[1], waits=here)
             started = self.go_at if self.go_at is not None else loop.time()
-            if not (
-                here and output is not None and output.wait_here(started + deadline, answer.done)
-            ):
+            if not (here and output is not None and output.wait_here(started + deadline, answer)):
                 due = loop.call_at(started + deadline, self._expire)  # both monotonic
                 _lean.waiting += 1
                 try:
                     await answer.wait()
                 finally:
                     _lean.waiting -= 1
-            line = answer.result()
+            if answer.error is not None:
+                raise answer.error
+            line = answer.line
         finally:
             if due is not None:
                 due.cancel()
@@ -838,10 +848,14 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
                         self._searched(read)
                         self._seen(line, at)  # the clock's stamp, and its log
                         self._answered(line)
-                        rest = "".join(f"{after}\n" for after in lines[n + 1 :]).encode()
+                        rest = b""
+                        if n + 1 < len(lines):
+                            rest = "".join([f"{after}\n" for after in lines[n + 1 :]]).encode()
                         rest += self._partial  # the end of this record, before the next ones
                         self._partial = b""
-                        self._hand_on(rest + b"".join(d for d, _ in records[index + 1 :]), at)
+                        if index + 1 < len(records):
+                            rest += b"".join([d for d, _ in records[index + 1 :]])
+                        self._hand_on(rest, at)
                         return
             read.append((at, lines))
         self._searched(read)
@@ -888,12 +902,8 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
             for at, lines in read:
                 self._keep(lines, at)
             return
-        tail: list[str] = []
-        for _, lines in reversed(read):
-            tail[:0] = lines[-TAIL_LINES:]
-            if len(tail) >= TAIL_LINES:
-                break
-        self._tail(tail)
+        self._take_tail()  # the last move's lines go to the tail before these
+        self._tail_read = read
         self.journal.records("<", self.label, read)
 
     def _hand_on(self, rest: bytes, at: float | None) -> None:
@@ -996,7 +1006,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         ):
             line, fresh = sent[3], stack[sent[1] :]
             if fresh:
-                line += (" moves " if sent[1] == 0 else " ") + " ".join(m.uci() for m in fresh)
+                line += (" moves " if sent[1] == 0 else " ") + " ".join([m.uci() for m in fresh])
             self.send_line(line)
             if keep:
                 self.board = board.copy(stack=False)

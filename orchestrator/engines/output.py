@@ -40,10 +40,9 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
 
-__all__ = ["SEND_BUFFER", "Receiver", "Record", "StampedOutput", "pair", "stamp"]
+__all__ = ["SEND_BUFFER", "Answer", "Receiver", "Record", "StampedOutput", "pair", "stamp"]
 
 #: what an engine's end of the pair asks for as its send buffer: the largest write it can make
 SEND_BUFFER = 1 << 20
@@ -62,6 +61,12 @@ WAIT_S = 60.0
 
 #: a record as read: its bytes and its ancillary data (the kernel's stamp)
 Record = tuple[bytes | bytearray, list[tuple[int, int, bytes]]]
+
+
+class Answer(Protocol):
+    """What `StampedOutput.wait_here` waits for: `settled` turns true when it came."""
+
+    settled: bool
 
 
 class Receiver(Protocol):
@@ -240,12 +245,12 @@ class StampedOutput:
             self.loop.add_reader(self.sock.fileno(), self.readable)
             self.reading = True
 
-    def wait_here(self, until: float, done: Callable[[], bool]) -> bool:
-        """Read the records here, waiting for them, until `done()` (then True: the loop
-        no longer reads them, until `resume`), while the loop has nothing else to do: False,
-        and the loop reads them again, as soon as it has (a callback ready, a timer due by
-        `until` or before, a descriptor of its own ready), at `until` (monotonic), or at
-        the engine's end.
+    def wait_here(self, until: float, answer: Answer) -> bool:
+        """Read the records here, waiting for them, until `answer` is settled (then True:
+        the loop no longer reads them, until `resume`), while the loop has nothing else to
+        do: False, and the loop reads them again, as soon as it has (a callback ready, a
+        timer due by `until` or before, a descriptor of its own ready), at `until`
+        (monotonic), or at the engine's end.
 
         One game's move on an otherwise idle loop so costs a wait and a read per write of
         its engine, not a turn of the loop each, nor the turn that wakes the game's task
@@ -271,7 +276,7 @@ class StampedOutput:
             self.reading = False
         poll, mine = self._here[0].poll, self.sock.fileno()
         ready, timers = self._here[1].ready, self._here[1].timers()
-        while not done():
+        while not answer.settled:
             if ready or self.eof:
                 break
             wake = until if not timers else min(until, timers[0].when())
@@ -283,7 +288,7 @@ class StampedOutput:
                 if len(events) > 1 or events[0][0] != mine:
                     break  # ours, if ready too, is read by the loop with the rest, in its order
                 self.readable()
-        if done():
+        if answer.settled:
             return True
         self.resume()
         return False

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
 
 import chess
 import chess.engine
@@ -15,7 +14,7 @@ from hypothesis import strategies as st
 
 from orchestrator.engines.adapter import INFO_NUMBERS, Engine, _Answer, _Uci, uci_info
 from orchestrator.engines.journal import Journal
-from orchestrator.engines.output import StampedOutput
+from orchestrator.engines.output import Answer, StampedOutput
 from tests.support.engines import scripted
 
 WORDS = sorted(INFO_NUMBERS | {"time", "score", "cp", "mate", "lowerbound", "upperbound"})
@@ -69,7 +68,7 @@ async def test_a_move_read_in_pieces_is_the_same_move(pieces: tuple[bytes, ...])
     for piece in pieces:
         proto.arrived = 2.0
         proto.pipe_data_received(1, piece)
-    assert answer.result() == "bestmove e2e4 ponder e7e5"
+    assert answer.settled and answer.line == "bestmove e2e4 ponder e7e5"
     assert proto.answered_at == 2.0
     info, pv = proto.last_info(chess.Board())
     assert info["score"] == chess.engine.PovScore(chess.engine.Cp(7), chess.WHITE)
@@ -91,7 +90,7 @@ async def test_what_follows_the_answer_goes_on_in_order() -> None:
         (b"yok\n", []),
     ]
     proto._look(2.0)
-    assert answer.result() == "bestmove e2e4" and proto.answered_at == 2.0
+    assert answer.line == "bestmove e2e4" and proto.answered_at == 2.0
     assert list(proto.tail)[-2:] == ["bestmove e2e4", "readyok"]
 
 
@@ -146,8 +145,8 @@ async def test_a_game_on_an_idle_loop_waits_outside_it_and_the_loop_keeps_its_ti
     waited: list[bool] = []
     wait_here = StampedOutput.wait_here
 
-    def counted(self: StampedOutput, until: float, done: Callable[[], bool]) -> bool:
-        waited.append(wait_here(self, until, done))
+    def counted(self: StampedOutput, until: float, answer: Answer) -> bool:
+        waited.append(wait_here(self, until, answer))
         return waited[-1]
 
     monkeypatch.setattr(StampedOutput, "wait_here", counted)

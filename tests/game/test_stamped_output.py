@@ -79,15 +79,15 @@ class Keeper:
 
     def __init__(self) -> None:
         self.kept: list[tuple[bytes | bytearray, object]] = []
+        self.settled = False  # what `wait_here` waits for: the answer was read
         self.arrived: float | None = None
-        self.answered = False
         self.came = asyncio.Event()  # the answer was read
 
     def pipe_data_received(self, fd: int, data: bytes | str) -> None:
         raise AssertionError("a searched move's records are kept")
 
     def kept_read(self, received: float, size: int, answer: bool) -> None:
-        self.answered = self.answered or answer
+        self.settled = self.settled or answer
         if answer:
             self.came.set()
 
@@ -121,7 +121,7 @@ async def test_a_move_is_waited_for_here_while_the_loop_has_nothing_else_to_do()
     output, theirs, keeper = kept_output()
     writer = later(0.05, b"info depth 1\n", b"bestmove e2e4\n", end=theirs)
     try:
-        assert output.wait_here(time.monotonic() + 60, lambda: keeper.answered)
+        assert output.wait_here(time.monotonic() + 60, keeper)
         assert [bytes(data) for data, _ in keeper.kept] == [b"info depth 1\n", b"bestmove e2e4\n"]
         assert all(ancillary for _, ancillary in keeper.kept)  # the kernel's stamps
         assert not output.reading
@@ -157,7 +157,7 @@ async def test_the_loop_gets_its_turn_back_as_soon_as_it_has_work(work: str) -> 
         writer.start()
     started = time.monotonic()
     try:
-        assert not output.wait_here(started + 60, lambda: keeper.answered)  # never answers
+        assert not output.wait_here(started + 60, keeper)  # never answers
         assert time.monotonic() - started < 30
         assert output.reading
         await asyncio.wait_for(done.wait(), 30)
@@ -177,12 +177,12 @@ async def test_a_wait_here_ends_at_its_time_and_at_the_engines_end() -> None:
     output, theirs, keeper = kept_output()
     try:
         started = time.monotonic()
-        assert not output.wait_here(started + 0.1, lambda: keeper.answered)
+        assert not output.wait_here(started + 0.1, keeper)
         assert time.monotonic() - started >= 0.1
         assert not output.eof
         theirs.send(b"info depth 1\n")
         theirs.close()
-        assert not output.wait_here(time.monotonic() + 60, lambda: keeper.answered)
+        assert not output.wait_here(time.monotonic() + 60, keeper)
         assert output.eof and not output.reading
         assert [bytes(data) for data, _ in keeper.kept] == [b"info depth 1\n"]
     finally:
@@ -203,7 +203,7 @@ async def test_what_the_loop_has_ready_with_the_answer_is_read_first() -> None:
     other[1].send(b"warning")
     theirs.send(b"bestmove e2e4\n")
     try:
-        assert not output.wait_here(time.monotonic() + 60, lambda: keeper.answered)
+        assert not output.wait_here(time.monotonic() + 60, keeper)
         assert keeper.kept == [] and output.reading
         await asyncio.wait_for(keeper.came.wait(), 30)
         assert order == ["warning"]
