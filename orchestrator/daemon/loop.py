@@ -145,6 +145,9 @@ class Daemon:
         #: engines whose strikes called for a withdrawal the event could not take
         self.kept_on_strikes: set[str] = set()
         self.ratings_mark = 0  # finished games // rating_interval at the last `ratings` line
+        #: the event's finished games, counted as they finish (None: read again, as after a
+        #: control, which may replay games): only `ratings` lines are timed by it
+        self.finished: int | None = None
         #: `_game_index`'s reads, kept until a control is applied: the games before each
         #: round, and the event's planned games (for the settings it was counted from)
         self.games_before: dict[int, int] = {}
@@ -179,7 +182,8 @@ class Daemon:
         aborted = await self.store.abort_running()
         self.paused = await self.store.paused()
         if interval := self.config.tournament.rating_interval:
-            self.ratings_mark = await self.store.finished_games() // interval
+            self.finished = await self.store.finished_games()
+            self.ratings_mark = self.finished // interval
         for update in await self.store.engine_updates():
             self._update_engine(update.engine, update.command, update.options)
         settings = self.config.tournament
@@ -299,14 +303,16 @@ class Daemon:
     async def _tick(self, running: dict[int, _Running], total: int | None) -> bool:
         """One step of `_rounds`; True when the daemon is done (the event is over, or a
         stop came)."""
-        await self._apply_controls(running)
+        pending, current = await self.store.state()
+        if pending:
+            await self._apply_controls(running, pending)
+            current = await self.store.last_round()
         if self.standings_due and (
             self.stopping.is_set() or time.monotonic() >= self.standings_at + STANDINGS_EVERY_S
         ):
             await self._write_outputs(standings=True)
         if self.stopping.is_set() and not (self.drain and running):
             return True
-        current = await self.store.last_round()
         unfinished = [g for g in current.games if g.status != "finished"] if current else []
         if unfinished or running:
             waiting = time.monotonic() < self.backoff_until
@@ -426,9 +432,11 @@ class Daemon:
 
     # controls -------------------------------------------------------------------------------
 
-    async def _apply_controls(self, running: dict[int, _Running]) -> None:
-        """Apply the pending controls in order, each in one committed transaction."""
-        for row in await self.store.controls(pending=True):
+    async def _apply_controls(
+        self, running: dict[int, _Running], pending: list[ControlRow]
+    ) -> None:
+        """Apply the `pending` controls in order, each in one committed transaction."""
+        for row in pending:
             with contextlib.suppress(controls.ControlRefused):  # refused when planned
                 stopped = controls.decode(row).ends({g: r.players for g, r in running.items()})
                 await self._stop_games([running.pop(g).task for g in stopped])
@@ -444,6 +452,7 @@ class Daemon:
                 await self.store.apply_control(row.id, result.outcome, [])
             applied = control if not result.outcome.startswith("refused") else None
             self.games_before.clear()  # a control may add, drop or replay games
+            self.finished = None
             match applied:
                 case controls.Pause() | controls.Resume():
                     self.paused = isinstance(applied, controls.Pause)
@@ -482,7 +491,9 @@ class Daemon:
         every = self.config.tournament.rating_interval
         if not every:
             return
-        games = await self.store.finished_games()
+        if self.finished is None:
+            self.finished = await self.store.finished_games()
+        games = self.finished
         if games // every <= self.ratings_mark:  # two games that end together: one line
             return
         self.ratings_mark = games // every
@@ -710,6 +721,8 @@ class Daemon:
         pgn = record.pgn if record.pgn is not None else pgn_spec.render(record)
         # shielded: a stop that comes now does not undo a finished game
         await asyncio.shield(self.store.finish_game(game.id, attempt, record, pgn))
+        if self.finished is not None:
+            self.finished += 1
         engine_log = await self.engine_logs.finish(attempt)
         if self.tcec_files:  # its log is whole now: live.log shows its end
             self.tcec_files.finish(game.id, record)

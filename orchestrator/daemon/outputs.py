@@ -1,7 +1,9 @@
 """Files for people: the PGN archive and the standings, always equal to the database.
 
-Every file is written to a temporary name in the same folder and renamed into place, so a
-reader (or a kill) never sees half a file.
+A file is written to a temporary name in the same folder and renamed into place, so a
+reader (or a kill) never sees half a file; or, for the PGN files a finished game adds to, its
+game is appended in one write (a kill mid-write leaves a file the next daemon writes again
+whole: each start writes every file from the database).
 """
 
 from __future__ import annotations
@@ -94,15 +96,18 @@ class PgnFiles:
     """The round and event PGN files, kept equal to the database without holding any game's
     text in memory and without rewriting the whole event after each game.
 
-    - A finished game rewrites its round's file (that round's games are read, nothing more)
-      and is appended to the event's file.
+    - A finished game is appended to its round's file when it follows the games the file
+      holds in playing order (as games end with one at a time), else the file is rewritten
+      (that round's games are read, nothing more); and it is appended to the event's file.
     - A finished round (and a daemon's start, and a control that changed results) rewrites
-      the event's file from the round files, in round and playing order, streamed from disk.
+      its round's file unless it already holds the round, and the event's file from the
+      round files, in round and playing order, streamed from disk.
 
     So the event's file holds every finished game at once; within the round being played they
     are in the order they finished until the round ends.  A worker thread writes the files
     (`asyncio.to_thread`), one write at a time, so that no write or fsync blocks the event
-    loop.
+    loop.  An append costs a write; a file made anew costs a new inode, which costs some
+    file systems ten times as much (ext4 mounted with ``discard``: docs/measurements.md).
     """
 
     def __init__(self, folder: Path, event: str) -> None:
@@ -114,6 +119,8 @@ class PgnFiles:
         #: games were appended in playing order leaves the file as a rewrite would make it
         self.covered: tuple[int, ...] | None = None
         self.appended = hashlib.sha256()
+        #: what the latest round file written holds: its round, its size and its digest
+        self.round_holds: tuple[int, int, bytes] | None = None
 
     @property
     def event_file(self) -> Path:
@@ -128,7 +135,7 @@ class PgnFiles:
             await asyncio.to_thread(self._game_finished, rnd, pgn)
 
     def _game_finished(self, rnd: RoundRow, pgn: str) -> None:
-        write_atomic(self.round_file(rnd.number), round_pgn(rnd))
+        self._write_round_file(rnd.number, round_pgn(rnd).encode())
         if self.event_file.exists():
             covered, self.covered = self.covered, None  # unknown, until the append is whole
             append_durable(self.event_file, pgn + "\n")
@@ -146,12 +153,12 @@ class PgnFiles:
             await asyncio.to_thread(self._round_finished, rnd, tuple(rounds))
 
     def _round_finished(self, rnd: RoundRow, rounds: tuple[int, ...]) -> None:
-        text = round_pgn(rnd)
-        write_atomic(self.round_file(rnd.number), text)
+        data = round_pgn(rnd).encode()
+        self._write_round_file(rnd.number, data)
         in_order = (
             self.covered is not None
             and rounds == (*self.covered, rnd.number)
-            and self.appended.digest() == hashlib.sha256(text.encode()).digest()
+            and self.appended.digest() == hashlib.sha256(data).digest()
             and self.event_file.exists()
         )
         if in_order:
@@ -159,10 +166,31 @@ class PgnFiles:
         else:
             self._rewrite_event(rounds)
 
+    def _write_round_file(self, number: int, data: bytes) -> None:
+        """Round `number`'s file to hold `data`: what it lacks appended when it holds the
+        start of `data` (the games before in playing order), nothing done when it holds
+        `data`, else written anew."""
+        path, held = self.round_file(number), self.round_holds
+        self.round_holds = None  # unknown, until the write is whole
+        if held is not None and held[0] == number and held[1] <= len(data) and path.exists():
+            size, digest = held[1:]
+            if hashlib.sha256(data[:size]).digest() == digest:
+                if size < len(data):
+                    append_durable(path, data[size:])
+                self.round_holds = (number, len(data), hashlib.sha256(data).digest())
+                return
+        with atomic(path) as out:
+            out.write(data)
+        self.round_holds = (number, len(data), hashlib.sha256(data).digest())
+
     async def write_round(self, rnd: RoundRow) -> None:
-        """`rnd`'s file (`rnd` read with its games' PGN texts)."""
+        """`rnd`'s file (`rnd` read with its games' PGN texts), written anew."""
         async with self.lock:
-            await asyncio.to_thread(write_atomic, self.round_file(rnd.number), round_pgn(rnd))
+            await asyncio.to_thread(self._write_round, rnd.number, round_pgn(rnd).encode())
+
+    def _write_round(self, number: int, data: bytes) -> None:
+        self.round_holds = None
+        self._write_round_file(number, data)
 
     async def rewrite_event(self, rounds: Sequence[int]) -> None:
         """The event's file from the files of `rounds` (the event's rounds, in order); the
@@ -187,7 +215,7 @@ class PgnFiles:
         self.covered = tuple(rounds)
 
 
-def append_durable(path: Path, text: str) -> None:
+def append_durable(path: Path, text: str | bytes) -> None:
     """`text` at the end of `path`, in one write, synced to disk.
 
     >>> import tempfile
@@ -199,7 +227,7 @@ def append_durable(path: Path, text: str) -> None:
     """
     fd = os.open(path, os.O_WRONLY | os.O_APPEND)
     try:
-        data = text.encode()
+        data = text.encode() if isinstance(text, str) else text
         while data:
             data = data[os.write(fd, data) :]
         os.fsync(fd)

@@ -182,26 +182,24 @@ async def view_of(store: Store, *, pgn: bool = False, brief: bool = False) -> Ev
     >>> view.name, view.paused, view.running
     ('Sample', False, False)
     """
-    async with store.snapshot():  # one state: a control applied meanwhile is seen whole
-        event = await store.event()
-        if event is None:
-            raise StoreError(f"{store.path}: no event has been started in this database")
-        settings = EventSettings.from_json(event.settings)
-        rounds = await store.rounds(pgn=pgn, brief=brief)
-        players = await store.players()
-        return EventView(
-            event.name,
-            settings,
-            rounds,
-            tournament(settings, players, rounds),
-            await store.open_attempts(),
-            await store.withdrawals(),
-            await store.paused(),
-            event.finished_at is not None,
-            await store.daemon(),
-            await asyncio.to_thread(held, store.path),
-            await store.controls(),
-        )
+    stored = await store.whole(pgn=pgn, brief=brief)  # one state: a control is seen whole
+    event = stored.event
+    if event is None:
+        raise StoreError(f"{store.path}: no event has been started in this database")
+    settings = EventSettings.from_json(event.settings)
+    return EventView(
+        event.name,
+        settings,
+        stored.rounds,
+        tournament(settings, stored.players, stored.rounds),
+        stored.attempts,
+        stored.withdrawals,
+        stored.paused,
+        event.finished_at is not None,
+        stored.daemon,
+        await asyncio.to_thread(held, store.path),
+        stored.controls,
+    )
 
 
 async def load_view(db: Path, *, pgn: bool = False) -> EventView:

@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import sqlite3
 import sys
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
-from contextvars import ContextVar
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import aiosqlite
 
@@ -322,14 +321,151 @@ def _game_values(g: NewGame) -> tuple[object, ...]:
             g.match_game, g.tc)  # fmt: skip
 
 
-#: the store whose transaction the running task is in (`snapshot`, `transaction`): a read
-#: of several queries made there sees one state without a transaction of its own
-_IN_TRANSACTION: ContextVar[Store | None] = ContextVar("in_transaction", default=None)
+T = TypeVar("T")
+#: what runs in SQLite's thread with the connection (`Store._call`)
+Work = Callable[[sqlite3.Connection], T]
+
+
+def _in_connection(db: aiosqlite.Connection, work: Work[T]) -> T:
+    """In SQLite's thread: `work` with `db`'s own connection."""
+    return work(db._conn)  # the connection its thread owns
+
+
+def _committed(work: Work[T], conn: sqlite3.Connection) -> T:
+    """In SQLite's thread: `work` in one committed transaction, rolled back when it fails."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        result = work(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        # SQLite may have rolled it back itself (a full disk): the first error counts
+        with contextlib.suppress(sqlite3.Error):
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        raise
+    return result
+
+
+def _read(work: Work[T], conn: sqlite3.Connection) -> T:
+    """In SQLite's thread: `work`'s queries in one read transaction (one state of the
+    database, whatever another process commits meanwhile)."""
+    conn.execute("BEGIN")
+    try:
+        return work(conn)
+    finally:
+        conn.execute("COMMIT")
+
 
 #: the games one query of a whole read (`Store.rounds`) takes: each page's raw rows become
 #: `GameRow`s before the next is read, so that an event read whole is never held twice
 #: (SQLite's rows, then ours: the read's peak was twice what it keeps)
 GAMES_PAGE = 256
+
+
+def _rounds(columns: str, db: sqlite3.Connection) -> list[RoundRow]:
+    """In SQLite's thread: every round and its games' `columns` (`Store.rounds`)."""
+    games: list[GameRow] = []
+    cursor = db.execute(f"SELECT {columns} FROM games ORDER BY round, number")
+    while page := cursor.fetchmany(GAMES_PAGE):
+        games.extend(_game(r) for r in page)
+    by_round: dict[int, list[GameRow]] = {}
+    for g in games:
+        by_round.setdefault(g.round, []).append(g)
+    return [
+        RoundRow(
+            r["number"],
+            r["bye"] or r["bye_team"],
+            r["dropped_rounds"],
+            r["paired_at"],
+            r["finished_at"],
+            tuple(by_round.get(r["number"], ())),
+        )
+        for r in db.execute("SELECT * FROM rounds ORDER BY number")
+    ]
+
+
+def _round_of(number: int | None, pgn: bool, db: sqlite3.Connection) -> RoundRow | None:
+    """In SQLite's thread: round `number` (None: the latest) and its games, in one query
+    (with their PGN texts if `pgn`)."""
+    which = "?" if number is not None else "(SELECT MAX(number) FROM rounds)"
+    sql = (
+        f"SELECT {_ROUND_COLUMNS}, {_ROUND_GAMES if pgn else _ROUND_GAMES_NO_PGN} "
+        f"FROM rounds r LEFT JOIN games g ON g.round = r.number WHERE r.number = {which} "
+        "ORDER BY g.number"
+    )
+    rows = db.execute(sql, () if number is None else (number,)).fetchall()
+    if not rows:
+        return None
+    first = rows[0]
+    return RoundRow(
+        first[0],
+        first[1] or first[2],
+        first[3],
+        first[4],
+        first[5],
+        tuple(_game(tuple(r)[6:]) for r in rows if r[6] is not None),
+    )
+
+
+_CONTROL_FIELDS = tuple(f.name for f in fields(ControlRow))
+
+
+def _controls(pending: bool, db: sqlite3.Connection) -> list[ControlRow]:
+    """In SQLite's thread: every control in order, or those not applied yet (`pending`)."""
+    where = "WHERE applied_at IS NULL" if pending else ""
+    sql = f"SELECT {', '.join(_CONTROL_FIELDS)} FROM controls {where} ORDER BY id"
+    return [ControlRow(*r) for r in db.execute(sql)]
+
+
+def _event(db: sqlite3.Connection) -> EventRow | None:
+    row = db.execute("SELECT name, config, created_at, finished_at FROM event").fetchone()
+    return None if row is None else EventRow(*row)
+
+
+def _players(db: sqlite3.Connection) -> list[Player]:
+    sql = "SELECT name, seed, withdrawn_after FROM players ORDER BY seed"
+    return [Player(*r) for r in db.execute(sql)]
+
+
+def _withdrawals(db: sqlite3.Connection) -> dict[str, tuple[int, str]]:
+    sql = (
+        "SELECT name, withdrawn_after, withdrawn_reason FROM players "
+        "WHERE withdrawn_after IS NOT NULL"
+    )
+    return {r[0]: (r[1], r[2] or "") for r in db.execute(sql)}
+
+
+def _paused(db: sqlite3.Connection) -> bool:
+    row = db.execute("SELECT paused FROM event").fetchone()
+    return bool(row and row[0])
+
+
+def _open_attempts(db: sqlite3.Connection) -> list[AttemptRow]:
+    sql = (
+        f"SELECT {', '.join(_ATTEMPT_FIELDS)} FROM attempts WHERE status = 'running' OR "
+        "voided_at IS NOT NULL OR game IN (SELECT id FROM games WHERE status != 'finished') "
+        "ORDER BY id"
+    )
+    return [AttemptRow(*r) for r in db.execute(sql)]
+
+
+def _daemon(db: sqlite3.Connection) -> DaemonRow | None:
+    row = db.execute("SELECT pid, host, started_at, last_seen, health FROM daemon").fetchone()
+    return None if row is None else DaemonRow(*row)
+
+
+@dataclass(frozen=True, slots=True)
+class Stored:
+    """The whole event as one read found it (`Store.whole`)."""
+
+    event: EventRow | None
+    players: list[Player]
+    rounds: list[RoundRow]
+    attempts: list[AttemptRow]  # `Store.open_attempts`'s
+    withdrawals: dict[str, tuple[int, str]]
+    paused: bool
+    daemon: DaemonRow | None
+    controls: list[ControlRow]
 
 
 class Store:
@@ -406,52 +542,43 @@ class Store:
         if not rows:
             return 0
         fens = await asyncio.to_thread(lambda: [(_pgn_final_fen(r[1]), r[0]) for r in rows])
-        async with self.transaction():
-            await self.db.executemany("UPDATE games SET final_fen = ? WHERE id = ?", fens)
+        await self._write(
+            lambda db: db.executemany("UPDATE games SET final_fen = ? WHERE id = ?", fens)
+        )
         return len(fens)
 
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[None]:
+    async def _call(self, work: Work[T]) -> T:
+        """`work` run with the connection in SQLite's own thread: the statements of a write
+        or a read, however many, cost one trip to that thread and back.  (A trip wakes two
+        threads: statement by statement, a game's start and end took two dozen, each
+        costing more than the statement.)  aiosqlite runs the calls it is given one at a
+        time, in order; this gives it a function (its `Connection._execute`), which the
+        pinned versions have and `tests/store` checks."""
+        call: Callable[..., Awaitable[object]] = self.db._execute  # untyped in aiosqlite
+        return cast(T, await call(_in_connection, self.db, work))
+
+    async def _write(self, work: Work[T]) -> T:
+        """`work` in one committed transaction (BEGIN IMMEDIATE to COMMIT; rolled back,
+        nothing changed, when it fails), in one trip to SQLite's thread."""
         async with self._writing:
-            await self.db.execute("BEGIN IMMEDIATE")
-            inside = _IN_TRANSACTION.set(self)
-            try:
-                yield
-                await self.db.execute("COMMIT")
-            except BaseException:
-                # SQLite may have rolled it back itself (a full disk): the first error counts
-                with contextlib.suppress(sqlite3.Error):
-                    if self.db.in_transaction:
-                        await self.db.execute("ROLLBACK")
-                raise
-            finally:
-                _IN_TRANSACTION.reset(inside)
+            return await self._call(functools.partial(_committed, work))
 
     async def probe_space(self, size: int = 64 << 10) -> None:
         """Whether the database may grow by `size` bytes: a table and a blob of that size
         are written and rolled back (nothing is kept); a `sqlite3.Error` when it may not
         (`space.disk_full`), as when it reaches its `max_page_count`."""
-        async with self._writing:
-            await self.db.execute("BEGIN IMMEDIATE")
+
+        def probe(db: sqlite3.Connection) -> None:
+            db.execute("BEGIN IMMEDIATE")
             try:
-                await self.db.execute("CREATE TABLE space_probe (data BLOB)")
-                await self.db.execute("INSERT INTO space_probe VALUES (zeroblob(?))", (size,))
+                db.execute("CREATE TABLE space_probe (data BLOB)")
+                db.execute("INSERT INTO space_probe VALUES (zeroblob(?))", (size,))
             finally:
                 with contextlib.suppress(sqlite3.Error):
-                    await self.db.execute("ROLLBACK")
+                    db.execute("ROLLBACK")
 
-    @asynccontextmanager
-    async def snapshot(self) -> AsyncIterator[None]:
-        """Reads that all see one state of the database (a read transaction: what another
-        process commits meanwhile is not half seen); this connection's writers wait."""
         async with self._writing:
-            await self.db.execute("BEGIN")
-            inside = _IN_TRANSACTION.set(self)
-            try:
-                yield
-            finally:
-                _IN_TRANSACTION.reset(inside)
-                await self.db.execute("COMMIT")
+            await self._call(probe)
 
     async def _scalar(self, sql: str, *args: Any) -> Any:
         rows = await self._rows(sql, *args)
@@ -468,58 +595,67 @@ class Store:
 
     async def event(self) -> EventRow | None:
         """The stored event, or None for a new database."""
-        sql = "SELECT name, config, created_at, finished_at FROM event"
-        rows = await self._rows(sql)
-        row = rows[0] if rows else None
-        if row is None:
-            return None
-        return EventRow(row["name"], row["config"], row["created_at"], row["finished_at"])
+        return await self._call(_event)
 
     async def create_event(self, name: str, settings: str, players: Sequence[Player]) -> None:
-        async with self.transaction():
-            await self.db.execute(
+        def create(db: sqlite3.Connection) -> None:
+            db.execute(
                 "INSERT INTO event (id, name, config, created_at) VALUES (1, ?, ?, ?)",
                 (name, settings, now()),
             )
-            await self.db.executemany(
+            db.executemany(
                 "INSERT INTO players (name, seed) VALUES (?, ?)",
                 [(p.name, p.seed) for p in players],
             )
 
+        await self._write(create)
+
     async def update_settings(self, settings: str) -> None:
-        async with self.transaction():
-            await self.db.execute("UPDATE event SET config = ?", (settings,))
+        await self._write(lambda db: db.execute("UPDATE event SET config = ?", (settings,)))
 
     async def finish_event(self) -> None:
         """The event is over; a control that came after the daemon last looked is refused
         in the same transaction (`add_control` refuses any later one)."""
-        async with self.transaction():
+
+        def finish(db: sqlite3.Connection) -> None:
             at = now()
-            await self.db.execute(
-                "UPDATE event SET finished_at = ? WHERE finished_at IS NULL", (at,)
-            )
-            await self.db.execute(
+            db.execute("UPDATE event SET finished_at = ? WHERE finished_at IS NULL", (at,))
+            db.execute(
                 "UPDATE controls SET applied_at = ?, outcome = ? WHERE applied_at IS NULL",
                 (at, f"refused: {EVENT_FINISHED}"),
             )
 
+        await self._write(finish)
+
     async def players(self) -> list[Player]:
-        sql = "SELECT name, seed, withdrawn_after FROM players ORDER BY seed"
-        return [Player(r["name"], r["seed"], r["withdrawn_after"]) for r in await self._rows(sql)]
+        """The players in seed order, withdrawn ones included."""
+        return await self._call(_players)
 
     async def withdrawals(self) -> dict[str, tuple[int, str]]:
         """Withdrawn players: the round after which each withdrew, and why."""
-        sql = (
-            "SELECT name, withdrawn_after, withdrawn_reason FROM players "
-            "WHERE withdrawn_after IS NOT NULL"
-        )
-        return {
-            r["name"]: (r["withdrawn_after"], r["withdrawn_reason"] or "")
-            for r in await self._rows(sql)
-        }
+        return await self._call(_withdrawals)
 
     async def paused(self) -> bool:
-        return bool(await self._scalar("SELECT paused FROM event"))
+        return await self._call(_paused)
+
+    async def whole(self, *, pgn: bool = False, brief: bool = False) -> Stored:
+        """The whole event as a reader sees it (`event/read.py`), in one read transaction
+        and one trip to SQLite's thread; the games read as `rounds` reads them."""
+        columns = _GAME_COLUMNS_BRIEF if brief else _GAME_COLUMNS if pgn else _GAME_COLUMNS_NO_PGN
+
+        def read(db: sqlite3.Connection) -> Stored:
+            return Stored(
+                _event(db),
+                _players(db),
+                _rounds(columns, db),
+                _open_attempts(db),
+                _withdrawals(db),
+                _paused(db),
+                _daemon(db),
+                _controls(False, db),
+            )
+
+        return await self._call(functools.partial(_read, read))
 
     # rounds and games --------------------------------------------------------------------
 
@@ -535,17 +671,21 @@ class Store:
         """Store a paired round and its games in playing order (one transaction); the BYE is
         a player's, or with `team_bye` a team's."""
         player, team = (None, bye) if team_bye else (bye, None)
-        async with self.transaction():
-            await self.db.execute(
+        values = [(number, *_game_values(g)) for g in games]
+
+        def add(db: sqlite3.Connection) -> None:
+            db.execute(
                 "INSERT INTO rounds (number, bye, bye_team, dropped_rounds, paired_at) "
                 "VALUES (?, ?, ?, ?, ?)",
                 (number, player, team, dropped_rounds, now()),
             )
-            await self.db.executemany(
+            db.executemany(
                 "INSERT INTO games (round, number, pair, white, black, opening, stage, slot, "
                 "match_game, tc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [(number, *_game_values(g)) for g in games],
+                values,
             )
+
+        await self._write(add)
 
     async def rounds(
         self, number: int | None = None, *, pgn: bool = False, brief: bool = False
@@ -555,41 +695,13 @@ class Store:
         texts are most of an event's size, and most readers never need them.  `brief`
         leaves out more (`_NOT_BRIEF`: None), for the daemon's reads of the whole event at
         each round's end, which need a game's players, result and ending alone.  The whole
-        event is read `GAMES_PAGE` games at a time, in one read transaction."""
-        if number is None and _IN_TRANSACTION.get() is not self:
-            async with self.snapshot():  # its pages and its rounds: one state
-                return await self.rounds(pgn=pgn, brief=brief)
+        event is read `GAMES_PAGE` games at a time, in one read transaction and one trip
+        to SQLite's thread."""
         if number is not None:
             found = await self._round(number, pgn=pgn)
             return [] if found is None else [found]
         columns = _GAME_COLUMNS_BRIEF if brief else _GAME_COLUMNS if pgn else _GAME_COLUMNS_NO_PGN
-        games: list[GameRow] = []
-        sql = (
-            f"SELECT {columns} FROM games WHERE (round, number) > (?, ?) "
-            "ORDER BY round, number LIMIT ?"
-        )
-        after = (0, 0)  # rounds and games are numbered from 1
-        while True:
-            page = await self._rows(sql, *after, GAMES_PAGE)
-            games.extend(_game(r) for r in page)
-            if len(page) < GAMES_PAGE:
-                break
-            after = (games[-1].round, games[-1].number)
-        by_round: dict[int, list[GameRow]] = {}
-        for g in games:
-            by_round.setdefault(g.round, []).append(g)
-        rounds = await self._rows("SELECT * FROM rounds ORDER BY number")
-        return [
-            RoundRow(
-                r["number"],
-                r["bye"] or r["bye_team"],
-                r["dropped_rounds"],
-                r["paired_at"],
-                r["finished_at"],
-                tuple(by_round.get(r["number"], ())),
-            )
-            for r in rounds
-        ]
+        return await self._call(functools.partial(_read, functools.partial(_rounds, columns)))
 
     async def round_numbers(self) -> list[int]:
         """The numbers of the rounds paired so far, in order (no game read)."""
@@ -601,26 +713,17 @@ class Store:
         return await self._round(None)
 
     async def _round(self, number: int | None, *, pgn: bool = False) -> RoundRow | None:
-        """Round `number` (None: the latest) and its games, in one query (the daemon reads
-        its round several times a game: one call to SQLite's thread each, not three)."""
-        which = "?" if number is not None else "(SELECT MAX(number) FROM rounds)"
-        sql = (
-            f"SELECT {_ROUND_COLUMNS}, {_ROUND_GAMES if pgn else _ROUND_GAMES_NO_PGN} "
-            f"FROM rounds r LEFT JOIN games g ON g.round = r.number WHERE r.number = {which} "
-            "ORDER BY g.number"
-        )
-        rows = await self._rows(sql, *(() if number is None else (number,)))
-        if not rows:
-            return None
-        first = rows[0]
-        return RoundRow(
-            first[0],
-            first[1] or first[2],
-            first[3],
-            first[4],
-            first[5],
-            tuple(_game(tuple(r)[6:]) for r in rows if r[6] is not None),
-        )
+        """Round `number` (None: the latest) and its games, in one query."""
+        return await self._call(functools.partial(_round_of, number, pgn))
+
+    async def state(self) -> tuple[list[ControlRow], RoundRow | None]:
+        """The controls waiting to be applied, and the latest round with its games: what the
+        daemon looks at before each of its steps, in one read."""
+
+        def read(db: sqlite3.Connection) -> tuple[list[ControlRow], RoundRow | None]:
+            return _controls(True, db), _round_of(None, False, db)
+
+        return await self._call(functools.partial(_read, read))
 
     async def games_before(self, number: int) -> int:
         """How many games the rounds before round `number` have."""
@@ -631,34 +734,40 @@ class Store:
 
     async def abort_running(self) -> int:
         """After a crash: interrupted attempts become 'aborted', their games 'pending'."""
-        async with self.transaction():
-            cur = await self.db.execute(
+
+        def abort(db: sqlite3.Connection) -> int:
+            cur = db.execute(
                 "UPDATE attempts SET status = 'aborted', ended_at = ? WHERE status = 'running'",
                 (now(),),
             )
-            await self.db.execute(
+            db.execute(
                 "UPDATE games SET status = 'pending', started_at = NULL WHERE status = 'running'"
             )
-        return cur.rowcount
+            return cur.rowcount
+
+        return await self._write(abort)
 
     async def start_attempt(self, game: int) -> int:
         """A new attempt at `game`; engine updates not yet used by a game are now used by
         this one (`first_game`)."""
-        async with self.transaction():
+
+        def start(db: sqlite3.Connection) -> int:
             started = now()
-            await self.db.execute(
+            db.execute(
                 "UPDATE engine_updates SET first_game = ? WHERE first_game IS NULL AND engine IN "
                 "(SELECT white FROM games WHERE id = ? UNION SELECT black FROM games WHERE id = ?)",
                 (game, game, game),
             )
-            await self.db.execute(
+            db.execute(
                 "UPDATE games SET status = 'running', started_at = ? WHERE id = ?", (started, game)
             )
-            cur = await self.db.execute(
+            cur = db.execute(
                 "INSERT INTO attempts (game, status, started_at) VALUES (?, 'running', ?)",
                 (game, started),
             )
-        return cast(int, cur.lastrowid)
+            return cast(int, cur.lastrowid)
+
+        return await self._write(start)
 
     def queue_move(self, attempt: int, ply: int, move: MoveRecord) -> None:
         """One move, kept until the next `flush_moves` (or its attempt's `finish_game` or
@@ -699,22 +808,19 @@ class Store:
             return 0
         rows, self._pending_moves = self._pending_moves, []
         try:
-            async with self.transaction():
-                await self.db.executemany(_INSERT_MOVE, rows)
+            await self._write(lambda db: db.executemany(_INSERT_MOVE, rows))
         except BaseException:
             self._pending_moves[:0] = rows
             raise
         return len(rows)
 
-    async def _write_moves(self, attempt: int) -> int:
-        """Inside a transaction: the held moves of `attempt` (when the transaction fails,
-        the attempt is played again: they are not held any longer)."""
+    def _take_moves(self, attempt: int) -> list[tuple[object, ...]]:
+        """The held moves of `attempt`, held no longer: its transaction writes them (when
+        it fails, the attempt is played again)."""
         rows = [r for r in self._pending_moves if r[0] == attempt]
-        if not rows:
-            return 0
-        self._pending_moves = [r for r in self._pending_moves if r[0] != attempt]
-        await self.db.executemany(_INSERT_MOVE, rows)
-        return len(rows)
+        if rows:
+            self._pending_moves = [r for r in self._pending_moves if r[0] != attempt]
+        return rows
 
     async def add_move(self, attempt: int, ply: int, move: MoveRecord) -> None:
         """One move, written at once (`queue_move` and `flush_moves` in one)."""
@@ -723,39 +829,45 @@ class Store:
 
     async def finish_game(self, game: int, attempt: int, record: GameRecord, pgn: str) -> None:
         """The game's result, PGN and the moves of `attempt` still held, in one transaction."""
-        async with self.transaction():
-            await self._write_moves(attempt)
-            await self.db.execute(
+        moves = self._take_moves(attempt)
+        values = (
+            record.result,
+            record.termination,
+            record.reason,
+            record.details or None,
+            record.plies,
+            record.started_at.isoformat(timespec="milliseconds"),
+            record.ended_at.isoformat(timespec="milliseconds"),
+            _fault_json(record.fault),
+            pgn,
+            record.host,
+            record.rmobility_result(),
+            *record.last_evals(),
+            record.last_fen(),
+            game,
+        )
+
+        def finish(db: sqlite3.Connection) -> None:
+            db.executemany(_INSERT_MOVE, moves)
+            db.execute(
                 "UPDATE games SET status = 'finished', result = ?, termination = ?, reason = ?, "
                 "details = ?, plies = ?, started_at = ?, ended_at = ?, fault = ?, pgn = ?, "
                 "host = ?, rmobility = ?, white_ev = ?, black_ev = ?, final_fen = ? "
                 "WHERE id = ?",
-                (
-                    record.result,
-                    record.termination,
-                    record.reason,
-                    record.details or None,
-                    record.plies,
-                    record.started_at.isoformat(timespec="milliseconds"),
-                    record.ended_at.isoformat(timespec="milliseconds"),
-                    _fault_json(record.fault),
-                    pgn,
-                    record.host,
-                    record.rmobility_result(),
-                    *record.last_evals(),
-                    record.last_fen(),
-                    game,
-                ),
+                values,
             )
-            await self.db.execute(
+            db.execute(
                 "UPDATE attempts SET status = 'finished', ended_at = ? WHERE id = ?",
                 (now(), attempt),
             )
 
+        await self._write(finish)
+
     async def attempt_host(self, attempt: int, host: str) -> None:
         """The game host an attempt runs on, once it has started there."""
-        async with self.transaction():
-            await self.db.execute("UPDATE attempts SET host = ? WHERE id = ?", (host, attempt))
+        await self._write(
+            lambda db: db.execute("UPDATE attempts SET host = ? WHERE id = ?", (host, attempt))
+        )
 
     async def finished_games(self) -> int:
         """How many games have a result."""
@@ -780,26 +892,30 @@ class Store:
     async def abort_game(self, game: int, attempt: int | None = None) -> None:
         """The running attempt at `game`, if any, is aborted; the game is to play again.
         The moves of `attempt` still held are written with it (what the attempt played)."""
-        async with self.transaction():
-            if attempt is not None:
-                await self._write_moves(attempt)
-            await self.db.execute(
+        moves = [] if attempt is None else self._take_moves(attempt)
+
+        def abort(db: sqlite3.Connection) -> None:
+            db.executemany(_INSERT_MOVE, moves)
+            db.execute(
                 "UPDATE attempts SET status = 'aborted', ended_at = ? "
                 "WHERE game = ? AND status = 'running'",
                 (now(), game),
             )
-            await self.db.execute(
+            db.execute(
                 "UPDATE games SET status = 'pending', started_at = NULL "
                 "WHERE id = ? AND status = 'running'",
                 (game,),
             )
 
+        await self._write(abort)
+
     async def finish_round(self, number: int) -> None:
-        async with self.transaction():
-            await self.db.execute(
+        await self._write(
+            lambda db: db.execute(
                 "UPDATE rounds SET finished_at = ? WHERE number = ? AND finished_at IS NULL",
                 (now(), number),
             )
+        )
 
     async def attempts(self, game: int | None = None) -> list[AttemptRow]:
         """Every attempt, or `game`'s, in order."""
@@ -814,11 +930,7 @@ class Store:
         running, those voided, and every attempt of a game not finished.  (A finished game's
         other attempts are its history: `attempts(game)` reads them.)  An event read whole,
         each round, so holds a few rows, not two for every game ever played."""
-        sql = (
-            "SELECT * FROM attempts WHERE status = 'running' OR voided_at IS NOT NULL "
-            "OR game IN (SELECT id FROM games WHERE status != 'finished') ORDER BY id"
-        )
-        return [AttemptRow(*(r[name] for name in _ATTEMPT_FIELDS)) for r in await self._rows(sql)]
+        return await self._call(_open_attempts)
 
     async def moves(self, attempt: int) -> list[MoveRow]:
         """The moves of one attempt, in order."""
@@ -834,21 +946,21 @@ class Store:
     ) -> int | None:
         """Store a control for the daemon to apply (one committed transaction); None, and
         nothing stored, once the event has finished."""
-        async with self.transaction():
-            cur = await self.db.execute(
+
+        def add(db: sqlite3.Connection) -> int | None:
+            cur = db.execute(
                 "INSERT INTO controls (requested_at, user, command, kind, args, reason) "
                 "SELECT ?, ?, ?, ?, ?, ? WHERE NOT EXISTS "
                 "(SELECT 1 FROM event WHERE finished_at IS NOT NULL)",
                 (now(), user, command, kind, args, reason),
             )
-        return cast(int, cur.lastrowid) if cur.rowcount == 1 else None
+            return cast(int, cur.lastrowid) if cur.rowcount == 1 else None
+
+        return await self._write(add)
 
     async def controls(self, *, pending: bool = False) -> list[ControlRow]:
-        where = "WHERE applied_at IS NULL" if pending else ""
-        return [
-            ControlRow(**{f.name: r[f.name] for f in fields(ControlRow)})
-            for r in await self._rows(f"SELECT * FROM controls {where} ORDER BY id")
-        ]
+        """Every control in order, or those waiting to be applied (`pending`)."""
+        return await self._call(functools.partial(_controls, pending))
 
     async def engine_updates(self) -> list[EngineUpdateRow]:
         return [
@@ -884,18 +996,20 @@ class Store:
                 )
 
     async def daemon(self) -> DaemonRow | None:
-        rows = await self._rows("SELECT pid, host, started_at, last_seen, health FROM daemon")
-        return DaemonRow(*rows[0]) if rows else None
+        return await self._call(_daemon)
 
     async def apply_control(self, control: int, outcome: str, changes: Sequence[Change]) -> None:
         """A control's changes and its outcome, in one committed transaction."""
-        async with self.transaction():
+
+        def apply(db: sqlite3.Connection) -> None:
             for sql, args in changes:
-                await self.db.execute(sql, args)
-            await self.db.execute(
+                db.execute(sql, args)
+            db.execute(
                 "UPDATE controls SET applied_at = ?, outcome = ? WHERE id = ?",
                 (now(), outcome, control),
             )
+
+        await self._write(apply)
 
     async def data_version(self) -> int:
         """Changes whenever another connection commits (SQLite's `PRAGMA data_version`)."""

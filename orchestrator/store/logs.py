@@ -51,7 +51,8 @@ def _attempts(folder: Path, game: int) -> Iterator[tuple[int, Path]]:
 
 def find_log(folder: Path, game: int) -> Path | None:
     """The log of `game`'s latest attempt: compressed once it has ended, plain while it is
-    played; None when there is none.
+    played (and while it is compressed: the plain file goes once the other is whole); None
+    when there is none.
 
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
@@ -59,10 +60,13 @@ def find_log(folder: Path, game: int) -> Path | None:
     ...     _ = (folder / name).write_text("")
     >>> find_log(folder, 3).name, find_log(folder, 4)
     ('game-3.attempt-9.log', None)
+    >>> _ = (folder / "game-3.attempt-9.log.gz").write_text("")  # being compressed
+    >>> find_log(folder, 3).name
+    'game-3.attempt-9.log'
     """
     if not folder.is_dir():
         return None
-    found = sorted(_attempts(folder, game), key=lambda item: (item[0], item[1].suffix == ".gz"))
+    found = sorted(_attempts(folder, game), key=lambda item: (item[0], item[1].suffix != ".gz"))
     return found[-1][1] if found else None
 
 
@@ -88,12 +92,13 @@ def log_tail(path: Path, size: int) -> str:
 
 
 def _compress(path: Path) -> Path:
-    """`path` as ``path.gz`` (through a temporary file), the plain file removed."""
+    """`path` as ``path.gz``, the plain file removed once that is whole: until then the
+    plain file is the log (`find_log`), and a daemon killed meanwhile leaves it to the next
+    one (`EngineLogs.sweep`).  (No temporary file: a new file costs more than its writing on
+    some file systems, docs/measurements.md.)"""
     packed = path.with_name(path.name + ".gz")
-    tmp = path.with_name(f".{packed.name}.tmp")
-    with path.open("rb") as source, gzip.open(tmp, "wb", compresslevel=1) as target:
+    with path.open("rb") as source, gzip.open(packed, "wb", compresslevel=1) as target:
         shutil.copyfileobj(source, target, 1 << 20)
-    tmp.replace(packed)
     path.unlink()
     return packed
 
