@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import ctypes
 import errno
+import math
 import os
 import shutil
 import signal
@@ -46,6 +47,8 @@ MAX_LINE = 1 << 20
 #: a lean move's kept records are looked at once they hold this many bytes (else at the
 #: record that may hold its answer): a flooding engine costs bounded memory
 KEPT_BYTES = 1 << 16
+#: UCI's answer to ``isready`` (`_Uci.ready`)
+READY = "readyok"
 #: the words of a UCI info line that end its PV (`pv` runs to the end of the line otherwise)
 PV_ENDS = frozenset(
     {
@@ -696,6 +699,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         #: the lines `send_line` is asked to send are collected here instead (`play_lean`)
         self._capture: list[str] | None = None
         self._lean_game: object = None  # the game whose options the lean moves have set
+        self._awaited = "bestmove"  # the first word of the line `_ask` waits for
         self._go_line: tuple[chess.engine.Limit | None, str] = (None, "")  # the last `go`
 
     async def play_lean(
@@ -740,35 +744,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
                 self._go_line = (limit, self._capture.pop())
         finally:
             lines, self._capture = self._capture, None
-        loop = asyncio.get_running_loop()
-        output = self.stdout
-        if output is not None and not output.reading:  # what it wrote since its last move
-            output.drain()
-        answer = self._answer = _Answer()
-        if self.buffer[1]:  # a line begun before this move
-            self._partial = bytes(self.buffer[1])
-            self.buffer[1].clear()
-        self.kept, self._kept_size = [], 0
-        due: asyncio.TimerHandle | None = None
-        here = output is not None and not _lean.waiting  # the answer may be waited for here
-        try:
-            self._write(lines, self._go_line[1], waits=here)
-            started = self.go_at if self.go_at is not None else loop.time()
-            if not (here and output is not None and output.wait_here(started + deadline, answer)):
-                due = loop.call_at(started + deadline, self._expire)  # both monotonic
-                _lean.waiting += 1
-                try:
-                    await answer.wait()
-                finally:
-                    _lean.waiting -= 1
-            if answer.error is not None:
-                raise answer.error
-            line = answer.line
-        finally:
-            if due is not None:
-                due.cancel()
-            self._answer = None
-            self._end_lean()
+        line = await self._ask(lines, self._go_line[1], deadline)
         words = line.split()
         move = ponder = None
         if len(words) > 1 and words[1] not in ("(none)", "NULL"):
@@ -782,6 +758,69 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
                 except ValueError:
                     pass
         return chess.engine.PlayResult(move, ponder)
+
+    async def new_game_ready(self) -> None:
+        """``ucinewgame`` (python-chess's, with the ``UCI_Opponent`` it sets) and
+        ``isready`` in one write, answered by ``readyok``: read on the stamped socket as a
+        lean move reads its ``bestmove`` (`_ask`), where python-chess's ``ping`` would make a
+        command, and a class for it, and read each line on the loop.  (Where the engine's
+        output is a pipe, python-chess's ``ping``.)  Its time limit is the caller's."""
+        self._capture = []
+        try:
+            self._ucinewgame()
+        finally:
+            lead, self._capture = self._capture, None
+        if self.stdout is None or self._answer is not None:
+            for line in lead:
+                self.send_line(line)
+            await self.ping()
+            return
+        if self.returncode.done():
+            raise chess.engine.EngineTerminatedError("the engine process died")
+        await self._ask(lead, "isready", None, READY)
+
+    async def _ask(
+        self, lead: list[str], line: str, deadline: float | None, awaited: str = "bestmove"
+    ) -> str:
+        """Write `lead` and `line` together and wait for the engine's line whose first word
+        is `awaited` (a move's ``bestmove``, within `deadline` seconds of its clock's start,
+        else a `TimeoutError`; or ``readyok``); that line.  The engine's writes meanwhile
+        are kept as read and looked at when one may hold it (`_look`)."""
+        loop = asyncio.get_running_loop()
+        output = self.stdout
+        if output is not None and not output.reading:  # what it wrote since its last move
+            output.drain()
+        answer = self._answer = _Answer()
+        self._awaited, self.stop_words = awaited, (awaited.encode(),)
+        if self.buffer[1]:  # a line begun before this move
+            self._partial = bytes(self.buffer[1])
+            self.buffer[1].clear()
+        self.kept, self._kept_size = [], 0
+        due: asyncio.TimerHandle | None = None
+        here = output is not None and not _lean.waiting  # the answer may be waited for here
+        if output is not None and not here:
+            output.resume()  # the loop reads it (a wait here may have left it unread)
+        try:
+            self._write(lead, line, waits=here)
+            started = self.go_at if self.go_at is not None else loop.time()
+            until = math.inf if deadline is None else started + deadline
+            if not (here and output is not None and output.wait_here(until, answer)):
+                if deadline is not None:
+                    due = loop.call_at(until, self._expire)  # both monotonic
+                _lean.waiting += 1
+                try:
+                    await answer.wait()
+                finally:
+                    _lean.waiting -= 1
+            if answer.error is not None:
+                raise answer.error
+            return answer.line
+        finally:
+            if due is not None:
+                due.cancel()
+            self._answer = None
+            self._end_lean()
+            self._awaited, self.stop_words = "bestmove", type(self).stop_words
 
     def _expire(self) -> None:
         """A lean move's deadline: what the engine wrote in time counts (`drain`); without
@@ -841,12 +880,21 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
                 self._searched(read)
                 self._lean_overlong()
                 return
-            if self._answer is not None and "bestmove" in text and self.answered_at is None:
+            awaited = self._awaited
+            if (
+                self._answer is not None
+                and awaited in text
+                and (self.answered_at is None or awaited == READY)
+            ):
                 for n, line in enumerate(lines):
-                    if line.partition(" ")[0] == "bestmove":
-                        read.append((at, lines[:n]))
-                        self._searched(read)
-                        self._seen(line, at)  # the clock's stamp, and its log
+                    if line.partition(" ")[0] == awaited:
+                        if awaited == READY:
+                            read.append((at, lines[: n + 1]))
+                            self._searched(read)
+                        else:
+                            read.append((at, lines[:n]))
+                            self._searched(read)
+                            self._seen(line, at)  # the clock's stamp, and its log
                         self._answered(line)
                         rest = b""
                         if n + 1 < len(lines):
@@ -1268,8 +1316,8 @@ class Engine:
                             await proto.configure(info)
                     if "UCI_Variant" in proto.options:  # before ucinewgame, as cutechess
                         proto._setoption("UCI_Variant", rules_on(board))
-                    proto._ucinewgame()
                     proto.game = key
+                    await proto.new_game_ready()
                 else:
                     fen = root.fen() != chess.STARTING_FEN or type(root).xboard_variant != "normal"
                     if (fen or root.chess960) and not proto.has_setboard():
@@ -1278,7 +1326,7 @@ class Engine:
                             "the game starts from a FEN and this XBoard engine has no setboard",
                         )
                     proto._new(root, key, {}, None)
-                await proto.ping()
+                    await proto.ping()
         except TimeoutError:
             raise self.fault(
                 "startup",

@@ -163,6 +163,8 @@ async def test_a_game_on_an_idle_loop_waits_outside_it_and_the_loop_keeps_its_ti
     try:
         board = chess.Board()
         await engine.new_game("g", board)
+        assert waited == [True]  # its readyok too
+        waited.clear()
         limit = chess.engine.Limit(nodes=1000)
         for _ in range(4):  # no other work: each move waited for outside the loop
             engine.protocol.arm()
@@ -182,3 +184,26 @@ async def test_a_game_on_an_idle_loop_waits_outside_it_and_the_loop_keeps_its_ti
         assert len(late) >= 4 * 30 // 10 // 2
     finally:
         await engine.close()
+
+
+async def test_two_engines_that_played_are_ready_together_for_their_next_game() -> None:
+    """Both engines' ``isready`` are waited for at once (a game's start): the one that is
+    not waited for outside the loop is read by the loop, even after a move of its own was
+    waited for outside it (which left its output unread by the loop)."""
+    engines = [await Engine.start(scripted(name, startup_timeout=5)) for name in "AB"]
+    try:
+        for key, (white, black) in (("g1", engines), ("g2", engines[::-1])):
+            board = chess.Board()
+            began = time.monotonic()
+            await asyncio.gather(white.new_game(key, board), black.new_game(key, board))
+            assert time.monotonic() - began < 2, key
+            for _ in range(4):
+                engine = white if board.turn == chess.WHITE else black
+                engine.protocol.arm()
+                limit = chess.engine.Limit(nodes=1000)
+                played = await engine.play(board, limit, game=key, info=0, ponder=False, deadline=5)
+                assert played.move is not None
+                board.push(played.move)
+    finally:
+        for engine in engines:
+            await engine.close()

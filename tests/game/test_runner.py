@@ -6,6 +6,7 @@ import asyncio
 import io
 import re
 import struct
+import time
 from pathlib import Path
 from typing import Any, Literal
 
@@ -534,6 +535,18 @@ async def test_new_game_time_is_never_charged(protocol: str) -> None:
     assert r.fault is None and r.termination == "adjudication", r.reason
     assert r.moves[0].time_ms < 900 and r.moves[0].clock_ms is not None
     assert r.moves[0].clock_ms > 200
+
+
+async def test_an_engine_not_ready_for_a_new_game_in_time_is_a_startup_fault() -> None:
+    """``isready`` after ``ucinewgame`` unanswered within `startup_timeout` (its readyok is
+    read as a lean move's answer is): a startup fault that says so, at the timeout."""
+    slow = scripted("W", "--newgame-delay", "3", startup_timeout=0.5)
+    began = time.monotonic()
+    r = await play(slow, scripted("B"))
+    assert time.monotonic() - began < 2.5
+    assert (r.result, r.termination, r.plies) == ("0-1", "abandoned", 0)
+    assert r.fault is not None and r.fault.kind == "startup"
+    assert r.fault.detail == "not ready for a new game within 0.5s"
 
 
 async def test_the_record_keeps_measured_and_reported_times() -> None:
