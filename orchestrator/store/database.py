@@ -353,13 +353,19 @@ def _read(work: Work[T], conn: sqlite3.Connection) -> T:
     try:
         return work(conn)
     finally:
-        conn.execute("COMMIT")
+        if conn.in_transaction:  # (SQLite may have ended it itself, on an error)
+            conn.execute("COMMIT")
 
 
 #: the games one query of a whole read (`Store.rounds`) takes: each page's raw rows become
 #: `GameRow`s before the next is read, so that an event read whole is never held twice
 #: (SQLite's rows, then ours: the read's peak was twice what it keeps)
 GAMES_PAGE = 256
+
+
+def _game_columns(pgn: bool, brief: bool) -> str:
+    """The games' columns a read takes (`Store.rounds`): `brief`, or with PGN texts, or not."""
+    return _GAME_COLUMNS_BRIEF if brief else _GAME_COLUMNS if pgn else _GAME_COLUMNS_NO_PGN
 
 
 def _rounds(columns: str, db: sqlite3.Connection) -> list[RoundRow]:
@@ -641,7 +647,7 @@ class Store:
     async def whole(self, *, pgn: bool = False, brief: bool = False) -> Stored:
         """The whole event as a reader sees it (`event/read.py`), in one read transaction
         and one trip to SQLite's thread; the games read as `rounds` reads them."""
-        columns = _GAME_COLUMNS_BRIEF if brief else _GAME_COLUMNS if pgn else _GAME_COLUMNS_NO_PGN
+        columns = _game_columns(pgn, brief)
 
         def read(db: sqlite3.Connection) -> Stored:
             return Stored(
@@ -700,7 +706,7 @@ class Store:
         if number is not None:
             found = await self._round(number, pgn=pgn)
             return [] if found is None else [found]
-        columns = _GAME_COLUMNS_BRIEF if brief else _GAME_COLUMNS if pgn else _GAME_COLUMNS_NO_PGN
+        columns = _game_columns(pgn, brief)
         return await self._call(functools.partial(_read, functools.partial(_rounds, columns)))
 
     async def round_numbers(self) -> list[int]:
@@ -814,13 +820,19 @@ class Store:
             raise
         return len(rows)
 
-    def _take_moves(self, attempt: int) -> list[tuple[object, ...]]:
-        """The held moves of `attempt`, held no longer: its transaction writes them (when
-        it fails, the attempt is played again)."""
-        rows = [r for r in self._pending_moves if r[0] == attempt]
-        if rows:
-            self._pending_moves = [r for r in self._pending_moves if r[0] != attempt]
-        return rows
+    async def _write_with_moves(
+        self,
+        attempt: int | None,
+        work: Callable[[list[tuple[object, ...]], sqlite3.Connection], None],
+    ) -> None:
+        """`work` in one transaction with the held moves of `attempt`, taken once the
+        transactions before it are over (a `flush_moves` that failed holds its moves again
+        first), and held no longer: when it fails, the attempt is played again."""
+        async with self._writing:
+            moves = [r for r in self._pending_moves if r[0] == attempt]
+            if moves:
+                self._pending_moves = [r for r in self._pending_moves if r[0] != attempt]
+            await self._call(functools.partial(_committed, functools.partial(work, moves)))
 
     async def add_move(self, attempt: int, ply: int, move: MoveRecord) -> None:
         """One move, written at once (`queue_move` and `flush_moves` in one)."""
@@ -829,7 +841,6 @@ class Store:
 
     async def finish_game(self, game: int, attempt: int, record: GameRecord, pgn: str) -> None:
         """The game's result, PGN and the moves of `attempt` still held, in one transaction."""
-        moves = self._take_moves(attempt)
         values = (
             record.result,
             record.termination,
@@ -847,7 +858,7 @@ class Store:
             game,
         )
 
-        def finish(db: sqlite3.Connection) -> None:
+        def finish(moves: list[tuple[object, ...]], db: sqlite3.Connection) -> None:
             db.executemany(_INSERT_MOVE, moves)
             db.execute(
                 "UPDATE games SET status = 'finished', result = ?, termination = ?, reason = ?, "
@@ -861,7 +872,7 @@ class Store:
                 (now(), attempt),
             )
 
-        await self._write(finish)
+        await self._write_with_moves(attempt, finish)
 
     async def attempt_host(self, attempt: int, host: str) -> None:
         """The game host an attempt runs on, once it has started there."""
@@ -892,9 +903,8 @@ class Store:
     async def abort_game(self, game: int, attempt: int | None = None) -> None:
         """The running attempt at `game`, if any, is aborted; the game is to play again.
         The moves of `attempt` still held are written with it (what the attempt played)."""
-        moves = [] if attempt is None else self._take_moves(attempt)
 
-        def abort(db: sqlite3.Connection) -> None:
+        def abort(moves: list[tuple[object, ...]], db: sqlite3.Connection) -> None:
             db.executemany(_INSERT_MOVE, moves)
             db.execute(
                 "UPDATE attempts SET status = 'aborted', ended_at = ? "
@@ -907,7 +917,7 @@ class Store:
                 (game,),
             )
 
-        await self._write(abort)
+        await self._write_with_moves(attempt, abort)
 
     async def finish_round(self, number: int) -> None:
         await self._write(
