@@ -49,6 +49,12 @@ SEND_BUFFER = 1 << 20
 #: Linux's SO_TIMESTAMPNS (and SCM_TIMESTAMPNS): nanosecond stamps in a `struct timespec`
 SO_TIMESTAMPNS = 35
 _TIMESPEC = struct.Struct("@ll")
+#: what `stamp` reads for each record, looked up once
+_SOL_SOCKET, _TIMESPEC_SIZE, _unpack_timespec = (
+    socket.SOL_SOCKET,
+    _TIMESPEC.size,
+    _TIMESPEC.unpack_from,
+)
 _ANCILLARY = socket.CMSG_SPACE(_TIMESPEC.size)
 #: records, and bytes, read in one go before the loop gets its turn back (a flooding engine)
 RECORDS_PER_TURN = 256
@@ -172,12 +178,12 @@ def stamp(
     12.5
     """
     for level, kind, data in ancillary:
-        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= _TIMESPEC.size:
-            seconds, nanoseconds = _TIMESPEC.unpack_from(data)
-            wall: float = seconds + nanoseconds / 1e9
+        if level == _SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= _TIMESPEC_SIZE:
+            seconds, nanoseconds = _unpack_timespec(data)
             if offset is None:
                 offset = wall_minus_monotonic()
-            return min(received, wall - offset)
+            at: float = seconds + nanoseconds / 1e9 - offset
+            return at if at < received else received
     return received
 
 
