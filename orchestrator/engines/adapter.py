@@ -47,7 +47,7 @@ MAX_LINE = 1 << 20
 #: a lean move's kept records are looked at once they hold this many bytes (else at the
 #: record that may hold its answer): a flooding engine costs bounded memory
 KEPT_BYTES = 1 << 16
-#: UCI's answer to ``isready`` (`_Uci.ready`)
+#: UCI's answer to ``isready`` (`_Uci.new_game_ready`)
 READY = "readyok"
 #: the words of a UCI info line that end its PV (`pv` runs to the end of the line otherwise)
 PV_ENDS = frozenset(
