@@ -153,12 +153,11 @@ class PgnFiles:
             await asyncio.to_thread(self._round_finished, rnd, tuple(rounds))
 
     def _round_finished(self, rnd: RoundRow, rounds: tuple[int, ...]) -> None:
-        data = round_pgn(rnd).encode()
-        self._write_round_file(rnd.number, data)
+        digest = self._write_round_file(rnd.number, round_pgn(rnd).encode())
         in_order = (
             self.covered is not None
             and rounds == (*self.covered, rnd.number)
-            and self.appended.digest() == hashlib.sha256(data).digest()
+            and self.appended.digest() == digest
             and self.event_file.exists()
         )
         if in_order:
@@ -166,22 +165,24 @@ class PgnFiles:
         else:
             self._rewrite_event(rounds)
 
-    def _write_round_file(self, number: int, data: bytes) -> None:
+    def _write_round_file(self, number: int, data: bytes) -> bytes:
         """Round `number`'s file to hold `data`: what it lacks appended when it holds the
         start of `data` (the games before in playing order), nothing done when it holds
-        `data`, else written anew."""
+        `data`, else written anew; `data`'s digest."""
         path, held = self.round_file(number), self.round_holds
         self.round_holds = None  # unknown, until the write is whole
-        if held is not None and held[0] == number and held[1] <= len(data) and path.exists():
-            size, digest = held[1:]
-            if hashlib.sha256(data[:size]).digest() == digest:
-                if size < len(data):
-                    append_durable(path, data[size:])
-                self.round_holds = (number, len(data), hashlib.sha256(data).digest())
-                return
-        with atomic(path) as out:
-            out.write(data)
-        self.round_holds = (number, len(data), hashlib.sha256(data).digest())
+        size = held[1] if held is not None and held[0] == number else len(data) + 1
+        digest = hashlib.sha256(data[:size])  # what the file holds, if it holds a start of `data`
+        if held is not None and size <= len(data) and digest.digest() == held[2] and path.exists():
+            if size < len(data):
+                append_durable(path, data[size:])
+        else:
+            with atomic(path) as out:
+                out.write(data)
+            digest, size = hashlib.sha256(), 0
+        digest.update(data[size:])
+        self.round_holds = (number, len(data), digest.digest())
+        return self.round_holds[2]
 
     async def write_round(self, rnd: RoundRow) -> None:
         """`rnd`'s file (`rnd` read with its games' PGN texts), written anew."""

@@ -881,20 +881,18 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
                 self._lean_overlong()
                 return
             awaited = self._awaited
+            # a `bestmove` answers the move's `go` once; `readyok` needs no clock
+            clock = awaited in self.CLOCK_STOPS
             if (
                 self._answer is not None
                 and awaited in text
-                and (self.answered_at is None or awaited == READY)
+                and not (clock and self.answered_at is not None)
             ):
                 for n, line in enumerate(lines):
                     if line.partition(" ")[0] == awaited:
-                        if awaited == READY:
-                            read.append((at, lines[: n + 1]))
-                            self._searched(read)
-                        else:
-                            read.append((at, lines[:n]))
-                            self._searched(read)
-                            self._seen(line, at)  # the clock's stamp, and its log
+                        read.append((at, lines[:n]))
+                        self._searched(read)
+                        self._seen(line, at)  # the clock's stamp if it stops one, its log
                         self._answered(line)
                         rest = b""
                         if n + 1 < len(lines):
