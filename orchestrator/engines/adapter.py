@@ -35,7 +35,7 @@ from orchestrator.core.errors import DaemonFault
 from orchestrator.core.game.record import Fault, FaultKind
 from orchestrator.core.game.variants import rules_on
 from orchestrator.engines.journal import LINE_KEPT, Journal
-from orchestrator.engines.output import Record, StampedOutput, stamp, wall_minus_monotonic
+from orchestrator.engines.output import Record, StampedOutput, stamps
 from orchestrator.engines.output import pair as output_pair
 from orchestrator.engines.slices import spawned
 
@@ -124,6 +124,17 @@ def uci_info(line: str, turn: chess.Color) -> chess.engine.InfoDict:
             except ValueError:
                 pass
     return cast(chess.engine.InfoDict, info)
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of `text`, whole lines each with its newline.
+
+    >>> _lines("info depth 1\\ninfo depth 2\\n"), _lines("")
+    (['info depth 1', 'info depth 2'], [])
+    """
+    lines = text.split("\n")
+    lines.pop()  # the text ends with its last line's newline
+    return lines
 
 
 #: lines an engine prints before its first game's log takes them (its banner, handshake)
@@ -352,9 +363,10 @@ class _Pipe:
     def __init__(self) -> None:
         super().__init__()
         self._tail_lines: deque[str] = deque(maxlen=TAIL_LINES)
-        #: a lean move's lines, each record's, not yet in the tail (`tail` takes them when
-        #: it is read or added to: a move's lines cost nothing more while no one reads it)
-        self._tail_read: list[tuple[float, list[str]]] | None = None
+        #: the lean moves' lines not yet in the tail (`tail` takes them when it is read or
+        #: added to: a move's lines cost nothing more while no one reads it); the last
+        #: moves' only, as many as the tail can hold
+        self._tail_reads: list[list[str]] = []
         self.go_at: float | None = None
         self.answered_at: float | None = None
         self.on_go: Callable[[], None] | None = None
@@ -483,7 +495,7 @@ class _Pipe:
             if self.on_go is not None:
                 self.on_go()
         if self.journal is not None:  # the lines of one write: one entry
-            self.journal.records(">", self.label, [(at, [*lead, line])])
+            self.journal.lines(at, ">", self.label, [*lead, line] if lead else [line])
             return
         for text in lead:
             self.log(">", text, at)
@@ -572,14 +584,15 @@ class _Pipe:
         return self._tail_lines
 
     def _take_tail(self) -> None:
-        """A lean move's lines not yet in the tail, to it."""
-        read, self._tail_read = self._tail_read, None
-        if read is not None:
+        """The lean moves' lines not yet in the tail, to it."""
+        reads = self._tail_reads
+        if reads:
             last: list[str] = []
-            for _, lines in reversed(read):
+            for lines in reversed(reads):
                 last[:0] = lines[-TAIL_LINES:]
                 if len(last) >= TAIL_LINES:
                     break
+            reads.clear()
             self._tail(last)
 
     def _tail(self, lines: list[str]) -> None:
@@ -848,63 +861,99 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
 
     def _look(self, received: float) -> None:
         """The kept records, each one's lines with its own stamp (read by `received`), as
-        python-chess's protocol would have seen them, in one pass: a line longer than
-        `MAX_LINE` kills the engine; the first ``bestmove`` line that answers the `go` is
-        the move's answer (its stamp stops the clock), and what the engine wrote after it
-        goes on to python-chess's own reading.  The lines are logged, and the last scored
-        and the last other info line kept, once for all of them (`_searched`)."""
+        python-chess's protocol would have seen them: a line longer than `MAX_LINE` kills
+        the engine; the first ``bestmove`` line that answers the `go` is the move's answer
+        (its stamp stops the clock), and what the engine wrote after it goes on to
+        python-chess's own reading.  The lines are logged, and the last scored and the last
+        other info line kept, once for all of them (`_searched`).
+
+        Records that each hold one whole line (as an engine that writes line by line
+        writes them), the answer alone in the last, are read together: one join, one
+        decode and one split for the move (`_look_each` reads the others one by one)."""
         records, kept = self.kept or [], self.kept is not None
         self.kept, self._kept_size = ([] if kept else None), 0
-        offset = wall_minus_monotonic()
-        read: list[tuple[float, list[str]]] = []  # each record's stamp and lines
-        for index, (data, ancillary) in enumerate(records):
-            at = stamp(ancillary, received, offset)
-            if self._partial:
-                data, self._partial = self._partial + data, b""
-            end = data.rfind(b"\n") + 1
-            if end < len(data):
-                self._partial = bytes(data[end:])
-                if len(self._partial) > MAX_LINE:
-                    self._searched(read)
-                    self._lean_overlong()
-                    return
-                data = data[:end]
-            if not data:
-                continue
+        if not records:
+            return
+        times = stamps(records, received)
+        awaited = self._awaited
+        # a `bestmove` answers the move's `go` once; `readyok` needs no clock
+        seek = self._answer is not None and not (
+            awaited in self.CLOCK_STOPS and self.answered_at is not None
+        )
+        datas = [data for data, _ in records]
+        if self._partial or [data[-1:] for data in datas].count(b"\n") != len(datas):
+            self._look_each(records, times, seek)
+            return
+        blob = b"".join(datas)
+        if len(blob) > MAX_LINE or blob.count(b"\n") != len(datas):  # a record of many lines
+            self._look_each(records, times, seek)
+            return
+        text = blob.decode(errors="replace")
+        if "\r" in text:
+            text = text.replace("\r\n", "\n")
+        lines = _lines(text)  # a line a record
+        if seek and awaited in text:
+            last = lines[-1]
+            if last.partition(" ")[0] != awaited or text.count(awaited) != 1:
+                self._look_each(records, times, seek)  # not the last line alone
+                return
+            self._searched(times, lines)
+            if awaited in self.CLOCK_STOPS:
+                self._stopped(times[-1])  # the clock's stamp
+            self._answered(last)
+            return
+        self._searched(times, lines)
+
+    def _look_each(self, records: list[Record], times: list[float], seek: bool) -> None:
+        """`_look`, a record at a time: records in pieces (a line split between writes, or
+        a write of many lines), the answer with lines after it, an overlong line."""
+        awaited = self._awaited
+        line_times: list[float] = []  # each line's record's stamp
+        lines: list[str] = []
+        for index, (data, _) in enumerate(records):
+            if self._partial or not data.endswith(b"\n"):  # a line in pieces
+                if self._partial:
+                    data, self._partial = self._partial + data, b""
+                end = data.rfind(b"\n") + 1
+                if end < len(data):
+                    self._partial = bytes(data[end:])
+                    if len(self._partial) > MAX_LINE:
+                        self._searched(line_times, lines)
+                        self._lean_overlong()
+                        return
+                    data = data[:end]
+                if not data:
+                    continue
             text = data.decode(errors="replace")
             if "\r" in text:
                 text = text.replace("\r\n", "\n")
-            lines = text.split("\n")
-            lines.pop()  # the text ends with its last line's newline
-            if len(text) > MAX_LINE and max(map(len, lines)) > MAX_LINE:
-                self._searched(read)
+            if len(text) > MAX_LINE and max(map(len, text.split("\n"))) > MAX_LINE:
+                self._searched(line_times, lines)
                 self._lean_overlong()
                 return
-            awaited = self._awaited
-            # a `bestmove` answers the move's `go` once; `readyok` needs no clock
-            clock = awaited in self.CLOCK_STOPS
-            if (
-                self._answer is not None
-                and awaited in text
-                and not (clock and self.answered_at is not None)
-            ):
-                for n, line in enumerate(lines):
-                    if line.partition(" ")[0] == awaited:
-                        read.append((at, lines[:n]))
-                        self._searched(read)
-                        self._seen(line, at)  # the clock's stamp if it stops one, its log
+            at = times[index]
+            own = _lines(text)
+            if seek and awaited in text:
+                for n, line in enumerate(own):
+                    if line.partition(" ")[0] == awaited:  # the answer's line is the last
+                        lines += own[: n + 1]
+                        line_times += [at] * (n + 1)
+                        self._searched(line_times, lines)
+                        if awaited in self.CLOCK_STOPS:
+                            self._stopped(at)  # the clock's stamp
                         self._answered(line)
                         rest = b""
-                        if n + 1 < len(lines):
-                            rest = "".join([f"{after}\n" for after in lines[n + 1 :]]).encode()
+                        if n + 1 < len(own):
+                            rest = "".join([f"{after}\n" for after in own[n + 1 :]]).encode()
                         rest += self._partial  # the end of this record, before the next ones
                         self._partial = b""
                         if index + 1 < len(records):
                             rest += b"".join([d for d, _ in records[index + 1 :]])
                         self._hand_on(rest, at)
                         return
-            read.append((at, lines))
-        self._searched(read)
+            lines += own
+            line_times += [at] * len(own)
+        self._searched(line_times, lines)
 
     def _answered(self, line: str) -> None:
         """The move's `bestmove` line came: the move is over; what follows is python-chess's."""
@@ -924,33 +973,37 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
             self.kept = None
         self._hand_on(b"", None)
 
-    def _searched(self, read: list[tuple[float, list[str]]]) -> None:
-        """Lines of a search (the last may be its answer), each record's with its stamp: the
-        last scored and the last other info line are kept (`_thinking`'s two; the last
+    def _searched(self, times: list[float], lines: list[str]) -> None:
+        """Lines of a search (the last may be its answer), each with its record's stamp:
+        the last scored and the last other info line are kept (`_thinking`'s two; the last
         scored one is all a move's record needs, so the scan stops there), and the lines go
         to the tail and the log, in one entry."""
         scored = other = None
-        for _, lines in reversed(read):
-            for line in reversed(lines):
-                if line.startswith("info") and line.partition(" ")[0] == "info":
-                    if " score " in line:
-                        scored = line
-                        break
-                    if other is None and not line.startswith("info string"):
-                        other = line
-            if scored is not None:
-                break
+        for line in reversed(lines):
+            if line.startswith("info") and line.partition(" ")[0] == "info":
+                if " score " in line:
+                    scored = line
+                    break
+                if other is None and not line.startswith("info string"):
+                    other = line
         if scored is not None:
             self.scored_line = scored
         if other is not None:
             self.info_line = other
         if self.journal is None:
-            for at, lines in read:
-                self._keep(lines, at)
+            for at, line in zip(times, lines, strict=True):
+                self._keep([line], at)
             return
-        self._take_tail()  # the last move's lines go to the tail before these
-        self._tail_read = read
-        self.journal.records("<", self.label, read)
+        reads = self._tail_reads
+        reads.append(lines)
+        if len(reads) > 1:  # the older moves' lines that the tail can no longer hold go
+            kept = 0
+            for back in range(len(reads) - 1, 0, -1):
+                kept += len(reads[back])
+                if kept >= TAIL_LINES:
+                    del reads[:back]
+                    break
+        self.journal.stamped("<", self.label, times, lines)
 
     def _hand_on(self, rest: bytes, at: float | None) -> None:
         """What the engine wrote after its answer (and a line not ended yet), to python-chess."""
@@ -1048,7 +1101,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
             sent is not None
             and sent[0] is board
             and sent[1] <= len(stack)
-            and (sent[1] == 0 or stack[sent[1] - 1] == sent[2])
+            and (sent[1] == 0 or stack[sent[1] - 1] is sent[2])
         ):
             line, fresh = sent[3], stack[sent[1] :]
             if fresh:

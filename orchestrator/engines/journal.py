@@ -48,6 +48,15 @@ def _cut(text: str, size: int) -> str:
     return text.encode()[:size].decode(errors="ignore")
 
 
+def _kept(text: str) -> str:
+    """A line as the log keeps it: cut at `LINE_KEPT` characters, with its length.
+
+    >>> _kept("e2e4"), _kept("x" * (LINE_KEPT + 5))[-30:]
+    ('e2e4', 'xxxxxxxx... [405 characters]')
+    """
+    return text if len(text) <= LINE_KEPT else f"{text[:LINE_KEPT]}... [{len(text)} characters]"
+
+
 class Journal:
     """The engine log of one game, as it is written.
 
@@ -84,51 +93,40 @@ class Journal:
              0.500 <SF: info depth 1
              0.500 <SF: bestmove e2e4
         """
-        self.records(sign, engine, [(at, texts)])
+        self.stamped(sign, engine, [at] * len(texts), texts)
 
-    def records(self, sign: str, engine: str, read: list[tuple[float, list[str]]]) -> None:
-        """Lines of one engine written at several times (each time's lines), each as
-        `line` writes it: a move's output costs one entry.
+    def stamped(self, sign: str, engine: str, times: list[float], texts: list[str]) -> None:
+        """Lines of one engine, each written at its own time (`times`, monotonic), as
+        `line` writes each: a move's output costs one entry, formatted in one go.
 
         >>> journal = Journal(clock=lambda: 0.0)
-        >>> journal.records("<", "SF", [(0.25, ["info depth 1"]), (0.5, ["bestmove e2e4"])])
+        >>> journal.stamped("<", "S%F", [0.25, 0.5], ["info depth 1", "bestmove e2e4"])
         >>> print(journal.take(), end="")
-             0.250 <SF: info depth 1
-             0.500 <SF: bestmove e2e4
+             0.250 <S%F: info depth 1
+             0.500 <S%F: bestmove e2e4
         """
-        parts = []
-        for at, texts in read:
-            if not texts:
-                continue
-            if max(map(len, texts)) > LINE_KEPT:  # a line to cut
-                parts.append("".join(self._entries(at, sign, engine, texts)))
-                continue
-            prefix = f"{at - self.started:10.3f} {sign}{engine}: "
-            parts.append(prefix + f"\n{prefix}".join(texts) + "\n")
-        entry = "".join(parts)
+        if not texts:
+            return
+        if max(map(len, texts)) > LINE_KEPT:  # a line to cut
+            texts = [_kept(text) for text in texts]
+        started = self.started
+        values: list[object] = [None] * (2 * len(texts))
+        values[0::2] = [at - started for at in times]
+        values[1::2] = texts
+        form = f"%10.3f {sign}{engine.replace('%', '%%')}: %s\n"
+        entry = (form * len(texts)) % tuple(values)
         size = _size(entry)
         if self.size + size > self.cap - NOTES_ROOM:  # near the cap: line by line
-            for at, texts in read:
-                for text in texts:
-                    self.line(at, sign, engine, text)
+            for at, text in zip(times, texts, strict=True):
+                self.line(at, sign, engine, text)
             return
-        if entry:
-            self.size += size
-            self._chunk.append(entry)
+        self.size += size
+        self._chunk.append(entry)
 
     def _entries(self, at: float, sign: str, engine: str, texts: list[str]) -> list[str]:
         """Each of `texts` as a line of the log at `at`, cut at `LINE_KEPT` characters."""
         prefix = f"{at - self.started:10.3f} {sign}{engine}: "
-        return [
-            prefix
-            + (
-                text
-                if len(text) <= LINE_KEPT
-                else f"{text[:LINE_KEPT]}... [{len(text)} characters]"
-            )
-            + "\n"
-            for text in texts
-        ]
+        return [f"{prefix}{_kept(text)}\n" for text in texts]
 
     def note(self, text: str) -> None:
         """A line of the runner's own (``# ...``), cut at `NOTE_KEPT` bytes: the room the

@@ -42,7 +42,16 @@ import time
 from collections import deque
 from typing import Any, NamedTuple, Protocol
 
-__all__ = ["SEND_BUFFER", "Answer", "Receiver", "Record", "StampedOutput", "pair", "stamp"]
+__all__ = [
+    "SEND_BUFFER",
+    "Answer",
+    "Receiver",
+    "Record",
+    "StampedOutput",
+    "pair",
+    "stamp",
+    "stamps",
+]
 
 #: what an engine's end of the pair asks for as its send buffer: the largest write it can make
 SEND_BUFFER = 1 << 20
@@ -177,14 +186,36 @@ def stamp(
     >>> stamp([], 12.5)
     12.5
     """
-    for level, kind, data in ancillary:
-        if level == _SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= _TIMESPEC_SIZE:
-            seconds, nanoseconds = _unpack_timespec(data)
-            if offset is None:
-                offset = wall_minus_monotonic()
-            at: float = seconds + nanoseconds / 1e9 - offset
-            return at if at < received else received
-    return received
+    return stamps([(b"", ancillary)], received, offset)[0]
+
+
+def stamps(records: list[Record], received: float, offset: float | None = None) -> list[float]:
+    """Each record's `stamp`, in one pass (a move's records are stamped together, the
+    difference of the clocks read once).
+
+    >>> ours, theirs = pair()
+    >>> for line in (b"info depth 1\\n", b"bestmove e2e4\\n"):
+    ...     _ = theirs.send(line)
+    >>> records = [ours.recvmsg(64, _ANCILLARY)[:2] for _ in range(2)]
+    >>> first, second = stamps(records, time.monotonic())
+    >>> first <= second <= time.monotonic(), stamps([(b"", [])], 12.5)
+    (True, [12.5])
+    >>> ours.close(); theirs.close()
+    """
+    if offset is None:
+        offset = wall_minus_monotonic()
+    times: list[float] = []
+    add = times.append
+    for _, ancillary in records:
+        at = received
+        for level, kind, data in ancillary:  # one item: the stamp
+            if level == _SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= _TIMESPEC_SIZE:
+                seconds, nanoseconds = _unpack_timespec(data)
+                at = seconds + nanoseconds / 1e9 - offset
+                at = at if at < received else received  # (no `min`: a call costs more)
+                break
+        add(at)
+    return times
 
 
 #: how long a reading of the two clocks' difference is used again: NTP slews the wall clock
@@ -231,6 +262,8 @@ class StampedOutput:
         self.reading = False
         #: `wait_here`'s poll of our socket and the loop's selector, and the loop's state
         self._here: tuple[select.poll, _LoopState] | None = None
+        #: `drain`'s poll of our socket alone
+        self._idle: select.poll | None = None
 
     @classmethod
     def attach(
@@ -314,7 +347,16 @@ class StampedOutput:
             self._keep(RECORDS_PER_TURN)
 
     def drain(self) -> None:
-        """Every record that is there now (the engine exited, or its deadline passed)."""
+        """Every record that is there now (the engine exited, or its deadline passed, or
+        a move starts: what it wrote since the last one).  When there is none, one `poll`
+        says so, not a read that fails."""
+        if self.eof:
+            return
+        if self._idle is None:
+            self._idle = select.poll()
+            self._idle.register(self.sock.fileno(), select.POLLIN)
+        if not self._idle.poll(0):
+            return
         while not self.eof:
             if self.receiver.kept is None:
                 self._take(None)
@@ -329,11 +371,15 @@ class StampedOutput:
         kept, words = self.receiver.kept, self.receiver.stop_words
         assert kept is not None
         word = words[0] if len(words) == 1 else None  # one word: looked for inline
-        buffer = self._buffer()
+        buffer = _buffer.data
+        if len(buffer) < self.record_size:
+            buffer = self._buffer()
         recv, into = self.sock.recvmsg_into, [buffer]
+        bytes_most = sys.maxsize if most is None else BYTES_PER_TURN
+        most = sys.maxsize if most is None else most
         taken = read = 0
         answer = pieces = False
-        while (most is None or (taken < most and read < BYTES_PER_TURN)) and not self.eof:
+        while taken < most and not self.eof:
             try:
                 size, ancillary, _, _ = recv(into, _ANCILLARY)
             except (BlockingIOError, InterruptedError):
@@ -349,11 +395,14 @@ class StampedOutput:
             kept.append((data, ancillary))
             taken += 1
             read += size
-            if word in data if word is not None else any(w in data for w in words):
+            # (`find`, not `in`: a bytes operand of `in` is first tried as an integer)
+            if data.find(word) >= 0 if word is not None else any(w in data for w in words):
                 answer = True
                 break
             if data[-1] != 10:  # a line in pieces (no newline at its end): the answer may be split
                 pieces = True
+            if read >= bytes_most:
+                break
         if taken:
             self.receiver.kept_read(time.monotonic(), read, answer or pieces)
         return answer

@@ -4,6 +4,8 @@ would have made of the same bytes, for less."""
 from __future__ import annotations
 
 import asyncio
+import socket
+import struct
 import time
 
 import chess
@@ -12,9 +14,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestrator.engines.adapter import INFO_NUMBERS, Engine, _Answer, _Uci, uci_info
+from orchestrator.engines.adapter import INFO_NUMBERS, TAIL_LINES, Engine, _Answer, _Uci, uci_info
 from orchestrator.engines.journal import Journal
-from orchestrator.engines.output import Answer, StampedOutput
+from orchestrator.engines.output import SO_TIMESTAMPNS, Answer, Record, StampedOutput, stamps
 from tests.support.engines import scripted
 
 WORDS = sorted(INFO_NUMBERS | {"time", "score", "cp", "mate", "lowerbound", "upperbound"})
@@ -92,6 +94,84 @@ async def test_what_follows_the_answer_goes_on_in_order() -> None:
     proto._look(2.0)
     assert answer.line == "bestmove e2e4" and proto.answered_at == 2.0
     assert list(proto.tail)[-2:] == ["bestmove e2e4", "readyok"]
+
+
+def _stamped(lines: list[bytes], apart: float = 0.05) -> list[Record]:
+    """Records of one line each, as the kernel stamps them: the last written now, each
+    one before it `apart` seconds earlier."""
+    now = time.time()
+    return [
+        (
+            line,
+            [(socket.SOL_SOCKET, SO_TIMESTAMPNS, struct.pack("@ll", int(at), int(at % 1 * 1e9)))],
+        )
+        for n, line in enumerate(lines)
+        for at in [now - (len(lines) - 1 - n) * apart]
+    ]
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        [  # a line a record, the answer alone in the last: read together
+            b"info depth 1 score cp 5\n",
+            b"info depth 2 score cp 7 pv e2e4 e7e5\n",
+            b"info nodes 90 nps 10\n",
+            b"bestmove e2e4 ponder e7e5\n",
+        ],
+        [  # the answer's word before the answer: read a record at a time
+            b"info string bestmove soon\n",
+            b"info depth 2 score cp 7 pv e2e4 e7e5\n",
+            b"info nodes 90 nps 10\n",
+            b"bestmove e2e4 ponder e7e5\n",
+        ],
+    ],
+)
+async def test_each_line_of_a_move_is_logged_with_its_own_write_s_stamp(
+    lines: list[bytes],
+) -> None:
+    """However the records are read, each line's time in the log is its own write's stamp,
+    the answer's stamp stops the clock, the last scored line is the move's info, and the
+    tail ends with the move's lines."""
+    proto = _Uci()
+    journal = Journal(clock=lambda: 0.0)
+    proto.attach(journal)
+    proto.go_at = time.monotonic() - 10
+    answer = proto._answer = _Answer()
+    records = _stamped(lines)
+    received = time.monotonic()
+    times = stamps(records, received)
+    assert times == sorted(times) and len(set(times)) == len(times)
+    proto.kept = list(records)
+    proto._look(received)
+    assert answer.settled and answer.line == "bestmove e2e4 ponder e7e5"
+    assert proto.answered_at == times[-1]
+    texts = [line.decode().rstrip("\n") for line in lines]
+    assert journal.take() == "".join(
+        f"{at:10.3f} <engine: {text}\n" for at, text in zip(times, texts, strict=True)
+    )
+    assert list(proto.tail)[-len(texts) :] == texts
+    info, pv = proto.last_info(chess.Board())
+    assert info["depth"] == 2 and pv == ("e2e4", "e7e5")
+
+
+async def test_the_tail_keeps_the_last_lines_of_many_moves() -> None:
+    """The tail is taken only when read: after moves of a few lines each, it holds the
+    last `TAIL_LINES` lines, in order, an engine's stderr line in its place."""
+    proto = _Uci()
+    proto.attach(Journal())
+    written: list[str] = []
+    for move in range(6):
+        proto.go_at, proto.answered_at = time.monotonic(), None
+        proto._answer = _Answer()
+        lines = [f"info depth {d} score cp {move}" for d in (1, 2)] + [f"bestmove m{move}"]
+        proto.kept = [(f"{line}\n".encode(), []) for line in lines]
+        proto._look(time.monotonic())
+        written += lines
+        if move == 3:
+            proto.error_line_received("warning")
+            written.append("[stderr] warning")
+    assert list(proto.tail) == written[-TAIL_LINES:]
 
 
 async def test_the_lean_move_writes_position_and_go_at_once_and_plays() -> None:
