@@ -215,7 +215,15 @@ class RoundRow:
     games: tuple[GameRow, ...]
 
 
+@functools.lru_cache(maxsize=4096)
 def _opening(text: str | None) -> Opening | None:
+    """A game's opening, from its column's JSON: the same text gives the same (immutable)
+    `Opening`, parsed once (a whole event's read meets each of its openings many times).
+
+    >>> _opening('{"name": "x", "fen": null, "moves": ["e2e4"]}') is _opening(
+    ...     '{"name": "x", "fen": null, "moves": ["e2e4"]}')
+    True
+    """
     if not text:
         return None
     data = json.loads(text)
