@@ -127,7 +127,8 @@ def uci_info(line: str, turn: chess.Color) -> chess.engine.InfoDict:
 
 
 def _lines(text: str) -> list[str]:
-    """The lines of `text`, whole lines each with its newline.
+    """The lines of `text` (whole lines, each ending with its newline), without their
+    newlines.
 
     >>> _lines("info depth 1\\ninfo depth 2\\n"), _lines("")
     (['info depth 1', 'info depth 2'], [])

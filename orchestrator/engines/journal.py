@@ -107,12 +107,11 @@ class Journal:
         """
         if not texts:
             return
-        if max(map(len, texts)) > LINE_KEPT:  # a line to cut
-            texts = [_kept(text) for text in texts]
+        shown = texts if max(map(len, texts)) <= LINE_KEPT else [_kept(text) for text in texts]
         started = self.started
         values: list[object] = [None] * (2 * len(texts))
         values[0::2] = [at - started for at in times]
-        values[1::2] = texts
+        values[1::2] = shown
         form = f"%10.3f {sign}{engine.replace('%', '%%')}: %s\n"
         entry = (form * len(texts)) % tuple(values)
         size = _size(entry)

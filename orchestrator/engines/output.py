@@ -371,9 +371,7 @@ class StampedOutput:
         kept, words = self.receiver.kept, self.receiver.stop_words
         assert kept is not None
         word = words[0] if len(words) == 1 else None  # one word: looked for inline
-        buffer = _buffer.data
-        if len(buffer) < self.record_size:
-            buffer = self._buffer()
+        buffer = self._buffer()
         recv, into = self.sock.recvmsg_into, [buffer]
         bytes_most = sys.maxsize if most is None else BYTES_PER_TURN
         most = sys.maxsize if most is None else most

@@ -7,7 +7,7 @@ import re
 import chess
 import chess.engine
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from orchestrator.config.model import EngineConfig
@@ -230,3 +230,18 @@ def test_a_log_never_passes_its_cap_and_keeps_its_notes(
     assert [line[2:] for line in kept[: len(notes)]] == [
         note.encode()[:NOTE_KEPT].decode(errors="ignore") for note in notes
     ]
+
+
+@given(lines=st.lists(st.text(ONE_LINE, max_size=600), max_size=20), room=st.integers(0, 6000))
+@example(lines=["x" * 600, "y" * 30], room=440)  # too long for the entry: line by line, cut once
+def test_lines_logged_together_read_as_each_logged_alone(lines: list[str], room: int) -> None:
+    """A move's lines in one entry (`Journal.stamped`, one format for them all) read as the
+    lines `Journal.line` writes one by one: each with its own time, cut alike, near the cap
+    too, whatever the engine's name holds."""
+    times = [0.0015 * n for n in range(len(lines))]
+    together = Journal(cap=NOTES_ROOM + room, clock=lambda: 0.0)
+    together.stamped("<", "E%s", times, lines)
+    alone = Journal(cap=NOTES_ROOM + room, clock=lambda: 0.0)
+    for at, line in zip(times, lines, strict=True):
+        alone.line(at, "<", "E%s", line)
+    assert together.take() == alone.take()
