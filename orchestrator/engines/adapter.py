@@ -898,10 +898,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
             if last.partition(" ")[0] != awaited or text.count(awaited) != 1:
                 self._look_each(records, times, seek)  # not the last line alone
                 return
-            self._searched(times, lines)
-            if awaited in self.CLOCK_STOPS:
-                self._stopped(times[-1])  # the clock's stamp
-            self._answered(last)
+            self._found(times, lines)
             return
         self._searched(times, lines)
 
@@ -939,10 +936,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
                     if line.partition(" ")[0] == awaited:  # the answer's line is the last
                         lines += own[: n + 1]
                         line_times += [at] * (n + 1)
-                        self._searched(line_times, lines)
-                        if awaited in self.CLOCK_STOPS:
-                            self._stopped(at)  # the clock's stamp
-                        self._answered(line)
+                        self._found(line_times, lines)
                         rest = b""
                         if n + 1 < len(own):
                             rest = "".join([f"{after}\n" for after in own[n + 1 :]]).encode()
@@ -955,6 +949,14 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
             lines += own
             line_times += [at] * len(own)
         self._searched(line_times, lines)
+
+    def _found(self, times: list[float], lines: list[str]) -> None:
+        """The answer came, the last of `lines`: the search's lines taken in (`_searched`),
+        the answer's stamp stops the clock if it is a move's, and the wait is over."""
+        self._searched(times, lines)
+        if self._awaited in self.CLOCK_STOPS:
+            self._stopped(times[-1])
+        self._answered(lines[-1])
 
     def _answered(self, line: str) -> None:
         """The move's `bestmove` line came: the move is over; what follows is python-chess's."""
