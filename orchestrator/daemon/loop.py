@@ -90,6 +90,15 @@ def _readable(rows: list[ControlRow]) -> list[controls.AnyControl]:
     return out
 
 
+def _tenths(value: float | None) -> float | None:
+    """A rating as a `ratings` line gives it, to a tenth.
+
+    >>> _tenths(12.345), _tenths(None)
+    (12.3, None)
+    """
+    return None if value is None else round(value, 1)
+
+
 class Daemon:
     def __init__(
         self,
@@ -145,6 +154,7 @@ class Daemon:
         #: engines whose strikes called for a withdrawal the event could not take
         self.kept_on_strikes: set[str] = set()
         self.ratings_mark = 0  # finished games // rating_interval at the last `ratings` line
+        self.ratings_lock = asyncio.Lock()  # one `ratings` line at a time (`_log_ratings`)
         #: the event's finished games, counted as they finish (None: read again, as after a
         #: control, which may replay games): only `ratings` lines are timed by it
         self.finished: int | None = None
@@ -491,37 +501,34 @@ class Daemon:
         every = self.config.tournament.rating_interval
         if not every:
             return
-        if self.finished is None:
-            self.finished = await self.store.finished_games()
-        games = self.finished
-        if games // every <= self.ratings_mark:  # two games that end together: one line
-            return
-        self.ratings_mark = games // every
-        view = await view_of(self.store)
-        try:
-            ratings = await asyncio.to_thread(
-                event_ratings, view.standings_tournament(), view.settings.anchor
+        async with self.ratings_lock:  # games that end together: their lines in order
+            if self.finished is None:
+                self.finished = await self.store.finished_games()
+            games = self.finished
+            if games // every <= self.ratings_mark:  # two games that end together: one line
+                return
+            self.ratings_mark = games // every
+            view = await view_of(self.store)
+            try:
+                ratings = await asyncio.to_thread(
+                    event_ratings, view.standings_tournament(), view.settings.anchor
+                )
+            except Exception as exc:  # a fit that fails costs its line, never the event
+                log.error("ratings_failed", games=games, error=repr(exc))
+                return
+            log.info(
+                "ratings",
+                games=games,
+                ratings=[
+                    {
+                        "engine": r["name"],
+                        "elo": _tenths(r["elo"]),
+                        "low": _tenths(r["elo_low"]),
+                        "high": _tenths(r["elo_high"]),
+                    }
+                    for r in ratings
+                ],
             )
-        except Exception as exc:  # a fit that fails costs its line, never the event
-            log.error("ratings_failed", games=games, error=repr(exc))
-            return
-
-        def rounded(value: float | None) -> float | None:
-            return None if value is None else round(value, 1)
-
-        log.info(
-            "ratings",
-            games=games,
-            ratings=[
-                {
-                    "engine": r["name"],
-                    "elo": rounded(r["elo"]),
-                    "low": rounded(r["elo_low"]),
-                    "high": rounded(r["elo_high"]),
-                }
-                for r in ratings
-            ],
-        )
 
     async def _withdraw_on_strikes(self, engine: str) -> None:
         """Withdraw `engine` once its strikes reach `strikes` (a control, like any other)."""
