@@ -35,7 +35,7 @@ from orchestrator.core.errors import DaemonFault
 from orchestrator.core.game.record import Fault, FaultKind
 from orchestrator.core.game.variants import rules_on
 from orchestrator.engines.journal import LINE_KEPT, Journal
-from orchestrator.engines.output import Record, StampedOutput, stamps
+from orchestrator.engines.output import Record, StampedOutput, loop_turn, stamps
 from orchestrator.engines.output import pair as output_pair
 from orchestrator.engines.slices import spawned
 
@@ -819,11 +819,11 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
             started = self.go_at if self.go_at is not None else loop.time()
             until = math.inf if deadline is None else started + deadline
             if not (here and output is not None and output.wait_here(until, answer)):
-                if deadline is not None:
+                if deadline is not None and not answer.settled:
                     due = loop.call_at(until, self._expire)  # both monotonic
                 _lean.waiting += 1
-                try:
-                    await answer.wait()
+                try:  # (read here, but the loop had work by then: it goes first)
+                    await (loop_turn() if answer.settled else answer.wait())
                 finally:
                     _lean.waiting -= 1
             if answer.error is not None:

@@ -15,9 +15,11 @@ come: each is kept as read, bytes and ancillary data, and the receiver is told o
 (`Receiver.kept_read`); it looks at them when one may hold its answer.  So an `info` line
 costs its read and nothing more until the move is over.
 When the loop has nothing else to do (one game, between its moves), a move is waited for
-outside it (`StampedOutput.wait_here`): a wait and a read per write of the engine, not a turn
-of the loop each; anything the loop has to do (a callback, a timer, any of its descriptors)
-ends that wait at once, and the loop reads the records again.
+outside it (`StampedOutput.wait_here`): one read per write of the engine, the read itself
+the wait (our end of the pair blocks, `LOOK_S` at most; every other read says it does not
+wait), not a turn of the loop each; anything the loop has to do ends that wait (a callback
+or a timer at once, any of its descriptors within `LOOK_S`), and the loop reads the
+records again.
 (bench/stamps.py measures this against stamping in the loop and in a reader thread; the
 measurements page, docs/measurements.md, says why.)
 
@@ -48,6 +50,7 @@ __all__ = [
     "Receiver",
     "Record",
     "StampedOutput",
+    "loop_turn",
     "pair",
     "stamp",
     "stamps",
@@ -71,8 +74,11 @@ BYTES_PER_TURN = 1 << 20
 #: records read together are handed on together up to this many bytes
 BATCH_BYTES = 1 << 16
 
-#: the longest one wait of `StampedOutput.wait_here` (it waits again after it)
-WAIT_S = 60.0
+#: how often a wait outside the loop (`StampedOutput.wait_here`) looks at the loop's own
+#: descriptors; a read that waits for a record waits this long at most (``SO_RCVTIMEO``)
+LOOK_S = 0.02
+#: flags of a read that never waits (the socket itself blocks, for `wait_here`)
+_NOW = socket.MSG_DONTWAIT
 
 #: a record as read: its bytes and its ancillary data (the kernel's stamp)
 Record = tuple[bytes | bytearray, list[tuple[int, int, bytes]]]
@@ -123,12 +129,43 @@ def pair() -> tuple[socket.socket, socket.socket] | None:
     try:
         ours.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         theirs.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
-        ours.setblocking(False)
+        # our end blocks, for `wait_here` (a read that is its own wait), at most `LOOK_S`;
+        # every other read says it does not wait (`_NOW`)
+        ours.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, _timeval(LOOK_S))
     except OSError:  # pragma: no cover - a kernel without stamps: a pipe does as well
         ours.close()
         theirs.close()
         return None
     return ours, theirs
+
+
+async def loop_turn() -> None:
+    """Go on once the loop has handled what it has ready now, its descriptors included:
+    the turn `StampedOutput.wait_here` leaves the loop when it read an answer while the loop
+    had something to do.  (One yield would go on before the descriptors' callbacks: the
+    loop runs what was ready before its look at them first.)
+
+    >>> import asyncio
+    >>> async def main():
+    ...     order = []
+    ...     asyncio.get_running_loop().call_soon(order.append, "the loop")
+    ...     await loop_turn()
+    ...     return order + ["the caller"]
+    >>> asyncio.run(main())
+    ['the loop', 'the caller']
+    """
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+
+
+def _timeval(seconds: float) -> bytes:
+    """`seconds` as a ``struct timeval`` (a socket's ``SO_RCVTIMEO``).
+
+    >>> struct.unpack("@ll", _timeval(0.02))
+    (0, 20000)
+    """
+    whole = int(seconds)
+    return struct.pack("@ll", whole, round((seconds - whole) * 1e6))
 
 
 class _LoopState(NamedTuple):
@@ -260,8 +297,9 @@ class StampedOutput:
         self.eof = False
         #: whether the loop reads the records (`attach`, `resume`), or `wait_here` does
         self.reading = False
-        #: `wait_here`'s poll of our socket and the loop's selector, and the loop's state
-        self._here: tuple[select.poll, _LoopState] | None = None
+        #: `wait_here`'s poll of our socket and the loop's selector, its poll of the
+        #: loop's selector alone, and the loop's state
+        self._here: tuple[select.poll, select.poll, _LoopState] | None = None
         #: `drain`'s poll of our socket alone
         self._idle: select.poll | None = None
 
@@ -285,20 +323,22 @@ class StampedOutput:
             self.reading = True
 
     def wait_here(self, until: float, answer: Answer) -> bool:
-        """Read the records here, waiting for them, until `answer` is settled (then True:
-        the loop no longer reads them, until `resume`), while the loop has nothing else to
-        do: False, and the loop reads them again, as soon as it has (a callback ready, a
-        timer due by `until` or before, a descriptor of its own ready), at `until`
-        (monotonic), or at the engine's end.
+        """Read the records here, waiting for them, until `answer` is settled, while the
+        loop has nothing else to do.  True: the answer came and the loop has nothing ready
+        (the game goes on at once; the loop no longer reads the records, until `resume`).
+        False: the loop reads them again, and goes first: it has something to do (a
+        callback ready, a timer due by `until` or before, a descriptor of its own ready),
+        `until` (monotonic) passed, or the engine's end came.  The answer may have come
+        all the same: then what the loop had ready (its descriptors: the engine's stderr)
+        is to be taken in before the game goes on (`loop_turn`).
 
-        One game's move on an otherwise idle loop so costs a wait and a read per write of
-        its engine, not a turn of the loop each, nor the turn that wakes the game's task
-        (the move goes on at once).  The wait is on the engine's socket and on the loop's own
-        selector (`_LoopState`), which is ready whenever any of the loop's descriptors is:
-        the loop waits for nothing longer than it would have.  When both are ready at once,
-        the engine's records are left to the loop, which reads them in the same turn as the
-        rest: what the engine wrote on its stderr before its answer is still taken in before
-        the game goes on.
+        One game's move on an otherwise idle loop so costs a read per write of its
+        engine, not a turn of the loop each, nor the turn that wakes the game's task: the
+        read is the wait (the socket blocks, `LOOK_S` at most).  Every `LOOK_S` the loop's
+        own selector (`_LoopState`: ready whenever any of the loop's descriptors is) is
+        looked at, and once more at the answer; a timer is never waited past (the wait
+        for a record is `poll`, on the engine's socket and the loop's selector, when one
+        is due sooner than `LOOK_S`).
         """
         if self.eof or self.loop is None:
             return False
@@ -309,25 +349,34 @@ class StampedOutput:
             poller = select.poll()
             poller.register(self.sock.fileno(), select.POLLIN)
             poller.register(state.selector, select.POLLIN)
-            self._here = (poller, state)
+            loop_alone = select.poll()
+            loop_alone.register(state.selector, select.POLLIN)
+            self._here = (poller, loop_alone, state)
         if self.reading:
             self.loop.remove_reader(self.sock.fileno())
             self.reading = False
         poll, mine = self._here[0].poll, self.sock.fileno()
-        ready, timers = self._here[1].ready, self._here[1].timers()
+        ready, timers = self._here[2].ready, self._here[2].timers()
+        look_at = time.monotonic() + LOOK_S
         while not answer.settled:
             if ready or self.eof:
                 break
+            now = time.monotonic()
             wake = until if not timers else min(until, timers[0].when())
-            left = wake - time.monotonic()
+            left = wake - now
             if left <= 0:
                 break
-            events = poll(math.ceil(min(left, WAIT_S) * 1000))
+            if left > LOOK_S and now < look_at and self.receiver.kept is not None:
+                self._keep(RECORDS_PER_TURN, min(look_at, wake - LOOK_S))  # reads that wait
+                continue
+            # the loop's descriptors looked at, or a timer due sooner than a read may wait
+            events = poll(0 if left > LOOK_S else math.ceil(left * 1000))
+            look_at = now + LOOK_S
             if events:
                 if len(events) > 1 or events[0][0] != mine:
                     break  # ours, if ready too, is read by the loop with the rest, in its order
                 self.readable()
-        if answer.settled:
+        if answer.settled and not (ready or self._here[1].poll(0)):
             return True
         self.resume()
         return False
@@ -335,7 +384,7 @@ class StampedOutput:
     @staticmethod
     def read_one(sock: socket.socket, size: int = SEND_BUFFER) -> tuple[bytes, float]:
         """One record and its stamp (blocking unless the socket is not)."""
-        data, ancillary, _, _ = sock.recvmsg(size, socket.CMSG_SPACE(_TIMESPEC.size))
+        data, ancillary, _, _ = sock.recvmsg(size, _ANCILLARY)
         return data, stamp(ancillary, time.monotonic())
 
     def readable(self) -> None:
@@ -361,13 +410,16 @@ class StampedOutput:
             if self.receiver.kept is None:
                 self._take(None)
                 return
-            if not self._keep(None):  # all read; else it stopped at a possible answer
+            if not self._keep(None)[1]:  # all read; else it stopped at a possible answer
                 return
 
-    def _keep(self, most: int | None) -> bool:
+    def _keep(self, most: int | None, wait: float | None = None) -> tuple[int, bool]:
         """Read records into the receiver's `kept` as they are, up to one that may hold the
-        line that stops the clock (then True: the records after it are read as the receiver
-        then wants them), and tell the receiver once."""
+        line that stops the clock (then its second item is True: the records after it are
+        read as the receiver then wants them), and tell the receiver once; how many it
+        read first.  With `wait` (monotonic), each read waits for its record (`LOOK_S` at
+        most), until that time; a record in pieces ends the reading too (the answer may be
+        in it and the next piece)."""
         kept, words = self.receiver.kept, self.receiver.stop_words
         assert kept is not None
         word = words[0] if len(words) == 1 else None  # one word: looked for inline
@@ -375,11 +427,12 @@ class StampedOutput:
         recv, into = self.sock.recvmsg_into, [buffer]
         bytes_most = sys.maxsize if most is None else BYTES_PER_TURN
         most = sys.maxsize if most is None else most
+        flags = _NOW if wait is None else 0
         taken = read = 0
         answer = pieces = False
         while taken < most and not self.eof:
             try:
-                size, ancillary, _, _ = recv(into, _ANCILLARY)
+                size, ancillary, _, _ = recv(into, _ANCILLARY, flags)
             except (BlockingIOError, InterruptedError):
                 break
             except OSError:
@@ -399,11 +452,13 @@ class StampedOutput:
                 break
             if data[-1] != 10:  # a line in pieces (no newline at its end): the answer may be split
                 pieces = True
-            if read >= bytes_most:
+                if wait is not None:
+                    break
+            if read >= bytes_most or (wait is not None and time.monotonic() >= wait):
                 break
         if taken:
             self.receiver.kept_read(time.monotonic(), read, answer or pieces)
-        return answer
+        return taken, answer
 
     def _buffer(self) -> bytearray:
         """The thread's read buffer, as large as this engine's largest record."""
@@ -457,7 +512,7 @@ class StampedOutput:
         is none now, or at the end (`eof`)."""
         buffer = self._buffer()
         try:
-            size, ancillary, _, _ = self.sock.recvmsg_into([buffer], _ANCILLARY)
+            size, ancillary, _, _ = self.sock.recvmsg_into([buffer], _ANCILLARY, _NOW)
         except (BlockingIOError, InterruptedError):
             return None
         except OSError:

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from orchestrator.engines.output import BATCH_BYTES, StampedOutput, pair
+from orchestrator.engines.output import BATCH_BYTES, StampedOutput, loop_turn, pair
 
 pytestmark = pytest.mark.skipif(pair() is None, reason="stamped output is Linux's")
 
@@ -171,6 +171,42 @@ async def test_the_loop_gets_its_turn_back_as_soon_as_it_has_work(work: str) -> 
         other[1].close()
 
 
+async def test_the_loop_gets_its_turn_while_the_engine_writes_on() -> None:
+    """A wait here reads each record as it comes (the read is the wait), but looks at the
+    loop's own descriptors all the same (every `LOOK_S`): an engine that writes on and on
+    without answering never holds up the loop's work."""
+    output, theirs, keeper = kept_output()
+    other = socket.socketpair()
+    loop = asyncio.get_running_loop()
+    done = asyncio.Event()
+    loop.add_reader(other[0].fileno(), done.set)
+    stop = threading.Event()
+
+    def write_on() -> None:
+        for _ in range(2000):  # 10 s of it, unless stopped
+            if stop.wait(0.005):
+                return
+            theirs.send(b"info depth 1\n")
+
+    writer = threading.Thread(target=write_on)
+    writer.start()
+    poke = later(0.1, b"x", end=other[1])
+    try:
+        assert not output.wait_here(time.monotonic() + 60, keeper)  # never answers
+        assert writer.is_alive()  # the engine still writes: the loop did not wait for it
+        assert keeper.kept and output.reading
+        await asyncio.wait_for(done.wait(), 30)
+    finally:
+        stop.set()
+        writer.join()
+        poke.join()
+        loop.remove_reader(other[0].fileno())
+        output.close()
+        theirs.close()
+        other[0].close()
+        other[1].close()
+
+
 async def test_a_wait_here_ends_at_its_time_and_at_the_engines_end() -> None:
     """No answer by `until`: the wait ends then (the caller's deadline takes over).  The
     engine's end closed: the wait ends, at the end of its output."""
@@ -192,9 +228,9 @@ async def test_a_wait_here_ends_at_its_time_and_at_the_engines_end() -> None:
 
 async def test_what_the_loop_has_ready_with_the_answer_is_read_first() -> None:
     """The engine wrote on another of the loop's descriptors (its stderr) and then its
-    answer: both are ready when the wait looks.  The answer is left to the loop, which reads
-    both in one turn, so the stderr line is taken in before the move goes on (a game that
-    went on at once could end and give the line to the engine's next game)."""
+    answer.  The answer is read, but the wait says the loop has work, and the loop's turn
+    (`loop_turn`, which the move takes then) reads the stderr line before the move goes on
+    (a game that went on at once could end and give the line to the engine's next game)."""
     output, theirs, keeper = kept_output()
     other = socket.socketpair()
     loop = asyncio.get_running_loop()
@@ -204,8 +240,10 @@ async def test_what_the_loop_has_ready_with_the_answer_is_read_first() -> None:
     theirs.send(b"bestmove e2e4\n")
     try:
         assert not output.wait_here(time.monotonic() + 60, keeper)
-        assert keeper.kept == [] and output.reading
-        await asyncio.wait_for(keeper.came.wait(), 30)
+        assert keeper.settled and output.reading
+        assert [bytes(data) for data, _ in keeper.kept] == [b"bestmove e2e4\n"]
+        assert order == []
+        await loop_turn()
         assert order == ["warning"]
     finally:
         loop.remove_reader(other[0].fileno())
