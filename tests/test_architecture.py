@@ -205,3 +205,34 @@ def test_the_cycle_check_sees_a_cycle_through_a_package() -> None:
     graph["orchestrator.core.event.model"].add("orchestrator.core.pairing")
     graph["orchestrator.core.pairing"].add("orchestrator.core.pairing.round")
     assert cycles(graph)
+
+
+def test_the_daemon_loads_structlog_without_rich() -> None:
+    """structlog would load rich (and pygments) for tracebacks the daemon's lines never
+    carry, a seventh of a second at every start (`orchestrator/__init__.py`): the daemon's
+    modules load structlog without it, and typer still finds rich for its help."""
+    import os
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "import orchestrator.daemon.run, orchestrator.cli\n"
+        "import structlog.dev\n"
+        "print('structlog' in sys.modules, 'rich' in sys.modules, structlog.dev.rich)\n"
+        "import rich.console\n"
+        "print(rich.console.__name__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    assert out.stdout.split("\n")[:2] == ["True False None", "rich.console"]
+    shown = subprocess.run(
+        [sys.executable, "-m", "orchestrator", "--help"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+        env={**os.environ, "COLUMNS": "80", "TERM": "dumb"},
+    )
+    assert "╭─ Commands" in shown.stdout  # rich's panels: typer found rich
