@@ -1098,13 +1098,21 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
 
     def _position(self, board: chess.Board, *, keep: bool = True) -> None:
         """The `position` line, from the last one sent where the game only went on since
-        (`keep`: python-chess keeps a copy of the board, for its own parse of info lines)."""
+        (`keep`: python-chess keeps a copy of the board, for its own parse of info lines).
+
+        The last move sent is found where it was, the same move, or an equal one: a board
+        that takes moves back and plays them again (python-chess's `is_repetition` does, as
+        the end by the rules asks it after a move) holds new moves of the same value."""
         sent, stack = self._sent, board.move_stack
         if (
             sent is not None
             and sent[0] is board
             and sent[1] <= len(stack)
-            and (sent[1] == 0 or stack[sent[1] - 1] is sent[2])
+            and (
+                sent[1] == 0
+                or (last := stack[sent[1] - 1]) is sent[2]  # (`is` costs less than `==`)
+                or last == sent[2]
+            )
         ):
             line, fresh = sent[3], stack[sent[1] :]
             if fresh:

@@ -287,3 +287,39 @@ async def test_two_engines_that_played_are_ready_together_for_their_next_game() 
     finally:
         for engine in engines:
             await engine.close()
+
+
+async def test_the_position_line_goes_on_after_moves_taken_back_and_played_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """python-chess's `is_repetition` takes moves back and plays them again (new `Move`
+    objects of the same value), as the end by the rules asks it after a move: the next
+    `position` line still goes on from the last one, never rebuilt from the root (a FEN and
+    every move of the game again)."""
+    proto = _Uci()
+    board = chess.Board()
+    lines: list[str] = []
+
+    def sent() -> str:
+        proto._capture = []
+        proto._position(board, keep=False)
+        line, proto._capture = proto._capture[-1], None
+        lines.append(line)
+        return line
+
+    for uci in ("g1f3", "g8f6", "f3g1", "f6g8", "g1f3", "g8f6", "f3g1"):
+        board.push_uci(uci)
+    assert sent() == "position startpos moves g1f3 g8f6 f3g1 f6g8 g1f3 g8f6 f3g1"
+
+    def rebuilt(self: object, board: chess.Board) -> None:
+        raise AssertionError("the position line was rebuilt from the root")
+
+    monkeypatch.setattr(chess.engine.UciProtocol, "_position", rebuilt)
+    board.push_uci("f6g8")
+    before = list(board.move_stack)
+    assert board.is_repetition(3)  # the start a third time: it took the moves back to see
+    assert board.move_stack == before and board.move_stack[-1] is not before[-1]
+    assert sent() == lines[0] + " f6g8"
+    board.push(board.pop())  # a new object for the same move
+    board.push_uci("g1f3")
+    assert sent() == lines[1] + " g1f3"
