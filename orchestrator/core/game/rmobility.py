@@ -36,6 +36,7 @@ KPvK: a pawn move resets the goals; the defender then holds its king in front of
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -76,8 +77,23 @@ class Goal:
         return f"{'' if self.achiever == WHITE else '-'}G{self.g:.1f}"
 
 
-def _goal(board: chess.Board) -> Goal:
-    return Goal(board.legal_moves.count(), board.is_check(), not board.turn)
+def _goal(board: chess.Board, below: float = math.inf) -> Goal | None:
+    """The goal of `board`'s position if its G is below `below`, else None: its legal moves
+    are then counted only until they are too many (a game's end counts many positions, and
+    the best goal so far is mostly a few moves).
+
+    >>> import chess
+    >>> str(_goal(chess.Board())), _goal(chess.Board(), 20.5), str(_goal(chess.Board(), 20.6))
+    ('-G20.5', None, '-G20.5')
+    """
+    check = board.is_check()
+    most = below - (0.0 if check else 0.5)  # fewer moves than this, or it is no better
+    moves = 0
+    for _ in board.generate_legal_moves():
+        moves += 1
+        if moves >= most:
+            return None
+    return Goal(moves, check, not board.turn)
 
 
 def g_score(start: chess.Board, moves: Iterable[chess.Move]) -> Goal:
@@ -117,10 +133,11 @@ def goal_at_end(board: chess.Board) -> Goal:
             board.push(undone.pop())
             break
     best = _goal(board)
+    assert best is not None  # (below nothing: always a goal)
     while undone:
         board.push(undone.pop())
-        goal = _goal(board)
-        if goal.g < best.g:
+        goal = _goal(board, best.g)
+        if goal is not None:
             best = goal
     return best
 
