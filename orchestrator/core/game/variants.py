@@ -8,6 +8,8 @@ An event's variant is one name (`variant_name`); a game's board carries the rule
 
 from __future__ import annotations
 
+import functools
+
 import chess
 import chess.variant
 
@@ -95,13 +97,24 @@ def board_class(rules: str) -> type[chess.Board]:
 
 def new_board(fen: str | None = None, chess960: bool = False, rules: str = "chess") -> chess.Board:
     """A board with `rules` from `fen` (None: the rules' own start position, which for horde
-    and racing kings is not the standard one).
+    and racing kings is not the standard one): a copy of one read once (a game reads its
+    opening's FEN several times; python-chess's parse of a FEN costs fifty copies).
 
     >>> new_board(rules="racingkings").fen()
     '8/8/8/8/8/8/krbnNBRK/qrbnNBRQ w - - 0 1'
     >>> new_board(rules="3check").fen()
     'rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 3+3 0 1'
+    >>> board = new_board("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1")
+    >>> _ = board.push_uci("e2e4")
+    >>> new_board("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1").move_stack
+    []
     """
+    return _read_board(fen, chess960, rules).copy()
+
+
+@functools.lru_cache(maxsize=1024)
+def _read_board(fen: str | None, chess960: bool, rules: str) -> chess.Board:
+    """The board `new_board` copies (never handed out itself)."""
     board = board_class(rules)
     return board(fen or board.starting_fen, chess960=chess960)
 
