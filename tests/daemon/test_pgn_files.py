@@ -4,10 +4,10 @@ only when its games were appended out of playing order."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from orchestrator.daemon import outputs
 from orchestrator.daemon.outputs import PgnFiles
