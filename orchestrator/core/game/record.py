@@ -240,12 +240,16 @@ class GameRecord:
         >>> GameRecord("A", "B", "1/2-1/2", "normal", "", moves, now, now, "1+0").last_evals()
         ('0.30', '-0.10')
         """
-        turn = self.start().turn
+        first = self.start().turn  # who made the first move; the moves alternate
         last: dict[chess.Color, str | None] = {chess.WHITE: None, chess.BLACK: None}
-        for move in self.moves:
-            if not move.book and move.score is not None:
-                last[turn] = white_view(move.score, turn == chess.WHITE)
-            turn = not turn
+        left = 2  # from the end: each side's last scored move is all it needs
+        for ply in range(len(self.moves) - 1, -1, -1):
+            move, side = self.moves[ply], first if ply % 2 == 0 else not first
+            if last[side] is None and not move.book and move.score is not None:
+                last[side] = white_view(move.score, side == chess.WHITE)
+                left -= 1
+                if not left:
+                    break
         return last[chess.WHITE], last[chess.BLACK]
 
     @property
