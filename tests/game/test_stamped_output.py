@@ -101,6 +101,13 @@ def kept_output() -> tuple[StampedOutput, socket.socket, Keeper]:
     return StampedOutput.attach(ours, theirs.dup(), keeper), theirs, keeper
 
 
+def close(output: StampedOutput, *ends: socket.socket) -> None:
+    """A test's stamped output and the sockets beside it, closed."""
+    output.close()
+    for end in ends:
+        end.close()
+
+
 def later(delay: float, *sent: bytes, end: socket.socket | None = None) -> threading.Thread:
     """A thread that writes `sent` to `end` (one record each) `delay` seconds from now."""
 
@@ -165,10 +172,7 @@ async def test_the_loop_gets_its_turn_back_as_soon_as_it_has_work(work: str) -> 
         if writer is not None:
             writer.join()
         loop.remove_reader(other[0].fileno())
-        output.close()
-        theirs.close()
-        other[0].close()
-        other[1].close()
+        close(output, theirs, *other)
 
 
 async def test_the_loop_gets_its_turn_while_the_engine_writes_on() -> None:
@@ -201,10 +205,7 @@ async def test_the_loop_gets_its_turn_while_the_engine_writes_on() -> None:
         writer.join()
         poke.join()
         loop.remove_reader(other[0].fileno())
-        output.close()
-        theirs.close()
-        other[0].close()
-        other[1].close()
+        close(output, theirs, *other)
 
 
 async def test_a_wait_here_ends_at_its_time_and_at_the_engines_end() -> None:
@@ -247,7 +248,4 @@ async def test_what_the_loop_has_ready_with_the_answer_is_read_first() -> None:
         assert order == ["warning"]
     finally:
         loop.remove_reader(other[0].fileno())
-        output.close()
-        theirs.close()
-        other[0].close()
-        other[1].close()
+        close(output, theirs, *other)
