@@ -26,7 +26,6 @@ import structlog
 from orchestrator.config.load import read_book
 from orchestrator.config.model import Config
 from orchestrator.core.errors import DaemonFault
-from orchestrator.core.event.model import Tournament
 from orchestrator.core.game.clock import TimeControl
 from orchestrator.core.game.openings import Opening
 from orchestrator.core.game.record import GameRecord, MoveRecord, score_text
@@ -177,11 +176,6 @@ class Daemon:
             await asyncio.sleep(every)
 
     # the event ----------------------------------------------------------------------------
-
-    async def _tournament(self) -> Tournament:
-        """The event as the core sees it, from what is stored now."""
-        players = await self.store.players()  # withdrawals included
-        return tournament(self.event.settings, players, await self.store.rounds(brief=True))
 
     async def run(self) -> None:
         """Run the event until it ends or `request_stop` (the caller handles signals)."""
@@ -554,11 +548,14 @@ class Daemon:
 
     async def _pair(self) -> bool:
         """Pair and store the next round; False when the event's system says it is over."""
-        tournament = await self._tournament()
-        number = len(tournament.rounds) + 1
-        playing = {p.name for p in tournament.players if p.plays_in(number)}
-        fixed = controls.fixed_pairs(await self.store.controls(), number, playing)
-        pairing = pair_next(msgspec.structs.replace(tournament, fixed=fixed))
+        # the event as the core sees it, players (withdrawn ones included), rounds and
+        # controls from one read: one trip to SQLite's thread, one state
+        stored = await self.store.whole(brief=True)
+        core = tournament(self.event.settings, stored.players, stored.rounds)
+        number = len(core.rounds) + 1
+        playing = {p.name for p in core.players if p.plays_in(number)}
+        fixed = controls.fixed_pairs(stored.controls, number, playing)
+        pairing = pair_next(msgspec.structs.replace(core, fixed=fixed))
         if pairing.finished:
             return False
         games = new_games(pairing, await self.store.pairs_so_far(), self.openings)
@@ -567,7 +564,7 @@ class Daemon:
             pairing.bye,
             pairing.dropped_rounds,
             games,
-            team_bye=pairing.bye is not None and bool(tournament.teams),
+            team_bye=pairing.bye is not None and bool(core.teams),
         )
         log.info(
             "round_paired",
