@@ -129,8 +129,10 @@ def pair() -> tuple[socket.socket, socket.socket] | None:
     try:
         ours.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         theirs.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
-        # our end blocks, for `wait_here` (a read that is its own wait), at most `LOOK_S`;
+        # our end blocks, for `wait_here` (a read that is its own wait), at most `LOOK_S`,
+        # whatever a library made the default (a timeout of Python's own would `poll`);
         # every other read says it does not wait (`_NOW`)
+        ours.setblocking(True)
         ours.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, _timeval(LOOK_S))
     except OSError:  # pragma: no cover - a kernel without stamps: a pipe does as well
         ours.close()
@@ -410,16 +412,15 @@ class StampedOutput:
             if self.receiver.kept is None:
                 self._take(None)
                 return
-            if not self._keep(None)[1]:  # all read; else it stopped at a possible answer
+            if not self._keep(None):  # all read; else it stopped at a possible answer
                 return
 
-    def _keep(self, most: int | None, wait: float | None = None) -> tuple[int, bool]:
+    def _keep(self, most: int | None, wait: float | None = None) -> bool:
         """Read records into the receiver's `kept` as they are, up to one that may hold the
-        line that stops the clock (then its second item is True: the records after it are
-        read as the receiver then wants them), and tell the receiver once; how many it
-        read first.  With `wait` (monotonic), each read waits for its record (`LOOK_S` at
-        most), until that time; a record in pieces ends the reading too (the answer may be
-        in it and the next piece)."""
+        line that stops the clock (then True: the records after it are read as the receiver
+        then wants them), and tell the receiver once.  With `wait` (monotonic), each read
+        waits for its record (`LOOK_S` at most), until that time; a record in pieces ends
+        the reading too (the answer may be in it and the next piece)."""
         kept, words = self.receiver.kept, self.receiver.stop_words
         assert kept is not None
         word = words[0] if len(words) == 1 else None  # one word: looked for inline
@@ -458,7 +459,7 @@ class StampedOutput:
                 break
         if taken:
             self.receiver.kept_read(time.monotonic(), read, answer or pieces)
-        return taken, answer
+        return answer
 
     def _buffer(self) -> bytearray:
         """The thread's read buffer, as large as this engine's largest record."""

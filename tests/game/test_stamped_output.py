@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from orchestrator.engines.output import BATCH_BYTES, StampedOutput, loop_turn, pair
+from orchestrator.engines.output import BATCH_BYTES, LOOK_S, StampedOutput, loop_turn, pair
 
 pytestmark = pytest.mark.skipif(pair() is None, reason="stamped output is Linux's")
 
@@ -249,3 +249,30 @@ async def test_what_the_loop_has_ready_with_the_answer_is_read_first() -> None:
     finally:
         loop.remove_reader(other[0].fileno())
         close(output, theirs, *other)
+
+
+def test_our_end_waits_for_a_record_look_s_at_most_whatever_the_default() -> None:
+    """Our end of the pair blocks, the kernel ending a read that waits after `LOOK_S`
+    (``SO_RCVTIMEO``), even where a library set Python's default socket timeout (Python
+    would then wait in a `poll` of its own, for that timeout)."""
+    before = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(30)
+    try:
+        ends = pair()
+    finally:
+        socket.setdefaulttimeout(before)
+    assert ends is not None
+    ours, theirs = ends
+    try:
+        assert ours.gettimeout() is None
+        started = time.monotonic()
+        with pytest.raises(BlockingIOError):
+            ours.recvmsg(64)
+        assert LOOK_S * 0.5 <= time.monotonic() - started < 10
+        theirs.send(b"bestmove e2e4\n")
+        assert ours.recvmsg(64, 0, socket.MSG_DONTWAIT)[0] == b"bestmove e2e4\n"
+        with pytest.raises(BlockingIOError):
+            ours.recvmsg(64, 0, socket.MSG_DONTWAIT)
+    finally:
+        ours.close()
+        theirs.close()
