@@ -370,6 +370,8 @@ class _Pipe:
         self._tail_reads: list[list[str]] = []
         self.go_at: float | None = None
         self.answered_at: float | None = None
+        #: how long the engine's last answered search took, go to answer (s)
+        self.last_search_s = 0.0
         self.on_go: Callable[[], None] | None = None
         self.scored_line: str | None = None
         self.info_line: str | None = None
@@ -565,6 +567,7 @@ class _Pipe:
         kept of its search."""
         if self.go_at is not None and self.answered_at is None:
             self.answered_at = at
+            self.last_search_s = at - self.go_at
             self.answer_lines = (self.scored_line, self.info_line)
         else:  # the answer to the `stop` of a ponder search: no clock ran
             self.pondering = False
@@ -676,6 +679,11 @@ class _Answer:
             await self.future
 
 
+#: the share of an engine's last search that a lean move waited for outside the loop naps
+#: before it reads the engine's first writes (`StampedOutput.wait_here`): a search rarely
+#: takes less than this share of the one before it
+NAP_SHARE = 0.6
+
 #: `ponderhit` and `stop` are written no sooner than this after their `go ponder`; a
 #: ponderhit's clock starts when it was due all the same.  Engines that read `go` in a
 #: thread of their own may lose a line that arrives while that thread still reads it, and
@@ -758,7 +766,8 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
                 self._go_line = (limit, self._capture.pop())
         finally:
             lines, self._capture = self._capture, None
-        line = await self._ask(lines, self._go_line[1], deadline)
+        nap = NAP_SHARE * self.last_search_s
+        line = await self._ask(lines, self._go_line[1], deadline, nap=nap)
         words = line.split()
         move = ponder = None
         if len(words) > 1 and words[1] not in ("(none)", "NULL"):
@@ -794,12 +803,19 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         await self._ask(lead, "isready", None, READY)
 
     async def _ask(
-        self, lead: list[str], line: str, deadline: float | None, awaited: str = "bestmove"
+        self,
+        lead: list[str],
+        line: str,
+        deadline: float | None,
+        awaited: str = "bestmove",
+        *,
+        nap: float = 0.0,
     ) -> str:
         """Write `lead` and `line` together and wait for the engine's line whose first word
         is `awaited` (a move's ``bestmove``, within `deadline` seconds of its clock's start,
         else a `TimeoutError`; or ``readyok``); that line.  The engine's writes meanwhile
-        are kept as read and looked at when one may hold it (`_look`)."""
+        are kept as read and looked at when one may hold it (`_look`); waited for outside
+        the loop, not read in the first `nap` seconds (`StampedOutput.wait_here`)."""
         loop = asyncio.get_running_loop()
         output = self.stdout
         if output is not None and not output.reading:  # what it wrote since its last move
@@ -818,7 +834,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
             self._write(lead, line, waits=here)
             started = self.go_at if self.go_at is not None else loop.time()
             until = math.inf if deadline is None else started + deadline
-            if not (here and output is not None and output.wait_here(until, answer)):
+            if not (here and output is not None and output.wait_here(until, answer, nap)):
                 if deadline is not None and not answer.settled:
                     due = loop.call_at(until, self._expire)  # both monotonic
                 _lean.waiting += 1

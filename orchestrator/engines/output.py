@@ -17,7 +17,9 @@ costs its read and nothing more until the move is over.
 When the loop has nothing else to do (one game, between its moves), a move is waited for
 outside it (`StampedOutput.wait_here`): one read per write of the engine, the read itself
 the wait (our end of the pair blocks, `LOOK_S` at most; every other read says it does not
-wait), not a turn of the loop each; anything the loop has to do ends that wait (a callback
+wait), not a turn of the loop each, and the first writes, made while the wait naps (a share
+of the engine's last search, `NAP_MOST_S` at most), are read together, with one wake-up of
+the thread where each would make one; anything the loop has to do ends that wait (a callback
 or a timer at once, any of its descriptors within `LOOK_S`), and the loop reads the
 records again.
 (bench/stamps.py measures this against stamping in the loop and in a reader thread; the
@@ -79,6 +81,11 @@ BATCH_BYTES = 1 << 16
 LOOK_S = 0.02
 #: flags of a read that never waits (the socket itself blocks, for `wait_here`)
 _NOW = socket.MSG_DONTWAIT
+#: the longest nap `wait_here` takes before it reads a move's first records (its records
+#: then wait to be read together: one wake-up for them, not one each); a nap shorter than
+#: `NAP_LEAST_S` is not taken
+NAP_MOST_S = 0.005
+NAP_LEAST_S = 0.0002
 
 #: a record as read: its bytes and its ancillary data (the kernel's stamp)
 Record = tuple[bytes | bytearray, list[tuple[int, int, bytes]]]
@@ -324,7 +331,7 @@ class StampedOutput:
             self.loop.add_reader(self.sock.fileno(), self.readable)
             self.reading = True
 
-    def wait_here(self, until: float, answer: Answer) -> bool:
+    def wait_here(self, until: float, answer: Answer, nap: float = 0.0) -> bool:
         """Read the records here, waiting for them, until `answer` is settled, while the
         loop has nothing else to do.  True: the answer came and the loop has nothing ready
         (the game goes on at once; the loop no longer reads the records, until `resume`).
@@ -341,6 +348,12 @@ class StampedOutput:
         looked at, and once more at the answer; a timer is never waited past (the wait
         for a record is `poll`, on the engine's socket and the loop's selector, when one
         is due sooner than `LOOK_S`).
+
+        `nap`: how long the answer is surely not there (a share of the engine's last
+        search): the first read waits that long first (`NAP_MOST_S` at most, never past a
+        timer or `until`), so that the engine's first writes are read together, with one
+        wake-up of the thread where each would make one.  The stamps are the kernel's:
+        a nap costs the engine nothing; at most it keeps the answer waiting to be read.
         """
         if self.eof or self.loop is None:
             return False
@@ -360,6 +373,11 @@ class StampedOutput:
         poll, mine = self._here[0].poll, self.sock.fileno()
         ready, timers = self._here[2].ready, self._here[2].timers()
         look_at = time.monotonic() + LOOK_S
+        if nap >= NAP_LEAST_S and not ready:
+            wake = until if not timers else min(until, timers[0].when())
+            nap = min(nap, NAP_MOST_S, wake - time.monotonic())
+            if nap >= NAP_LEAST_S:
+                time.sleep(nap)  # (the loop's descriptors within `LOOK_S`, as ever)
         while not answer.settled:
             if ready or self.eof:
                 break

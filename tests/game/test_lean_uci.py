@@ -14,7 +14,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestrator.engines.adapter import INFO_NUMBERS, TAIL_LINES, Engine, _Answer, _Uci, uci_info
+from orchestrator.engines.adapter import (
+    INFO_NUMBERS,
+    NAP_SHARE,
+    TAIL_LINES,
+    Engine,
+    _Answer,
+    _Uci,
+    uci_info,
+)
 from orchestrator.engines.journal import Journal
 from orchestrator.engines.output import SO_TIMESTAMPNS, Answer, Record, StampedOutput, stamps
 from tests.support.engines import scripted
@@ -223,10 +231,14 @@ async def test_a_game_on_an_idle_loop_waits_outside_it_and_the_loop_keeps_its_ti
     (`StampedOutput.wait_here`); a task that ticks every 10 ms beside the game is never held
     up by a move (each move takes the engine 30 ms): the loop gets its turn back at each tick."""
     waited: list[bool] = []
+    naps: list[float] = []
+    searched: list[float] = []  # the engine's last search, when each wait started
     wait_here = StampedOutput.wait_here
 
-    def counted(self: StampedOutput, until: float, answer: Answer) -> bool:
-        waited.append(wait_here(self, until, answer))
+    def counted(self: StampedOutput, until: float, answer: Answer, nap: float = 0.0) -> bool:
+        naps.append(nap)
+        searched.append(getattr(self.receiver, "last_search_s"))  # noqa: B009 - a _Uci's
+        waited.append(wait_here(self, until, answer, nap))
         return waited[-1]
 
     monkeypatch.setattr(StampedOutput, "wait_here", counted)
@@ -252,6 +264,10 @@ async def test_a_game_on_an_idle_loop_waits_outside_it_and_the_loop_keeps_its_ti
             assert played.move is not None
             board.push(played.move)
         assert waited == [True] * 4
+        # each move naps a share of the engine's last search, go to answer (none before
+        # its first): a search of 30 ms at least
+        assert naps[:2] == [0.0, 0.0] and all(nap >= NAP_SHARE * 0.03 for nap in naps[2:])
+        assert naps[1:] == [NAP_SHARE * search for search in searched[1:]]
         task = asyncio.ensure_future(ticker())
         for _ in range(4):
             engine.protocol.arm()

@@ -9,7 +9,16 @@ import time
 
 import pytest
 
-from orchestrator.engines.output import BATCH_BYTES, LOOK_S, StampedOutput, loop_turn, pair
+from orchestrator.engines import output as stamped_output
+from orchestrator.engines.output import (
+    BATCH_BYTES,
+    LOOK_S,
+    NAP_MOST_S,
+    StampedOutput,
+    loop_turn,
+    pair,
+    stamps,
+)
 
 pytestmark = pytest.mark.skipif(pair() is None, reason="stamped output is Linux's")
 
@@ -206,6 +215,56 @@ async def test_the_loop_gets_its_turn_while_the_engine_writes_on() -> None:
         poke.join()
         loop.remove_reader(other[0].fileno())
         close(output, theirs, *other)
+
+
+async def test_a_nap_reads_the_first_writes_together_each_with_its_own_stamp() -> None:
+    """A wait that naps first (`nap`, at most `NAP_MOST_S`) reads the records written
+    meanwhile together, in one go, and each keeps the kernel's stamp of its own write:
+    the nap is never charged to the engine."""
+    output, theirs, keeper = kept_output()
+    reads: list[float] = []
+    kept_read = keeper.kept_read
+
+    def counted(received: float, size: int, answer: bool) -> None:
+        reads.append(received)
+        kept_read(received, size, answer)
+
+    keeper.kept_read = counted  # type: ignore[method-assign]
+    for data in (b"info depth 1\n", b"info depth 2\n", b"bestmove e2e4\n"):
+        theirs.send(data)
+    written = time.monotonic()
+    try:
+        assert output.wait_here(written + 60, keeper, nap=60)
+        waited = time.monotonic() - written
+        assert NAP_MOST_S <= waited < 30  # the nap, and no longer than its most
+        assert len(reads) == 1 and reads[0] >= written + NAP_MOST_S
+        assert [bytes(data) for data, _ in keeper.kept][-1] == b"bestmove e2e4\n"
+        assert all(at <= written for at in stamps(keeper.kept, reads[0]))  # (records)
+    finally:
+        close(output, theirs)
+
+
+async def test_a_nap_never_passes_a_timer_nor_the_wait_s_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """However long the nap asked for (and its most), it ends by the loop's next timer and
+    by the wait's own end."""
+    monkeypatch.setattr(stamped_output, "NAP_MOST_S", 60.0)
+    output, theirs, keeper = kept_output()
+    loop = asyncio.get_running_loop()
+    try:
+        started = time.monotonic()
+        timer = loop.call_later(0.05, lambda: None)
+        assert not output.wait_here(started + 60, keeper, nap=60)
+        assert time.monotonic() - started < 30
+        timer.cancel()
+        await asyncio.sleep(0)  # (the cancelled timer leaves the loop's heap)
+        started = time.monotonic()
+        assert not output.wait_here(started + 0.05, keeper, nap=60)
+        assert 0.05 <= time.monotonic() - started < 30
+        assert keeper.kept == [] and not keeper.settled
+    finally:
+        close(output, theirs)
 
 
 async def test_a_wait_here_ends_at_its_time_and_at_the_engines_end() -> None:
