@@ -682,7 +682,7 @@ class _Answer:
 #: the share of an engine's last search that a lean move waited for outside the loop naps
 #: before it reads the engine's first writes (`StampedOutput.wait_here`): a search rarely
 #: takes less than this share of the one before it
-NAP_SHARE = 0.6
+NAP_SHARE = 0.5
 
 #: `ponderhit` and `stop` are written no sooner than this after their `go ponder`; a
 #: ponderhit's clock starts when it was due all the same.  Engines that read `go` in a
