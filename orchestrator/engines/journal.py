@@ -93,7 +93,18 @@ class Journal:
              0.500 <SF: info depth 1
              0.500 <SF: bestmove e2e4
         """
-        self.stamped(sign, engine, [at] * len(texts), texts)
+        if not texts:
+            return
+        shown = texts if max(map(len, texts)) <= LINE_KEPT else [_kept(text) for text in texts]
+        lead = f"{at - self.started:10.3f} {sign}{engine}: "  # one time for them all
+        entry = lead + f"\n{lead}".join(shown) + "\n"
+        size = _size(entry)
+        if self.size + size > self.cap - NOTES_ROOM:  # near the cap: line by line
+            for text in texts:
+                self.line(at, sign, engine, text)
+            return
+        self.size += size
+        self._chunk.append(entry)
 
     def stamped(self, sign: str, engine: str, times: list[float], texts: list[str]) -> None:
         """Lines of one engine, each written at its own time (`times`, monotonic), as

@@ -245,3 +245,22 @@ def test_lines_logged_together_read_as_each_logged_alone(lines: list[str], room:
     for at, line in zip(times, lines, strict=True):
         alone.line(at, "<", "E%s", line)
     assert together.take() == alone.take()
+
+
+@given(
+    lines=st.lists(st.text(ONE_LINE, max_size=600), max_size=20),
+    room=st.integers(0, 6000),
+    at=st.floats(0, 1e7),
+)
+@example(lines=["x" * 600, "y" * 30], room=440, at=1.5)
+def test_lines_of_one_write_read_as_each_logged_alone(
+    lines: list[str], room: int, at: float
+) -> None:
+    """The lines of one write (`Journal.lines`, one time for them all) read as the lines
+    `Journal.line` writes one by one, near the cap too, whatever the engine's name holds."""
+    together = Journal(cap=NOTES_ROOM + room, clock=lambda: 0.0)
+    together.lines(at, ">", "E%s", lines)
+    alone = Journal(cap=NOTES_ROOM + room, clock=lambda: 0.0)
+    for line in lines:
+        alone.line(at, ">", "E%s", line)
+    assert together.take() == alone.take()
