@@ -680,8 +680,8 @@ class _Answer:
 
 
 #: the share of an engine's last search that a lean move waited for outside the loop naps
-#: before it reads the engine's first writes (`StampedOutput.wait_here`): a search rarely
-#: takes less than this share of the one before it
+#: before it reads the engine's first writes (`StampedOutput.wait_here`): a search shorter
+#: than this share of the one before it has its answer read that much later
 NAP_SHARE = 0.5
 
 #: `ponderhit` and `stop` are written no sooner than this after their `go ponder`; a

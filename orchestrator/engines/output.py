@@ -349,7 +349,7 @@ class StampedOutput:
         for a record is `poll`, on the engine's socket and the loop's selector, when one
         is due sooner than `LOOK_S`).
 
-        `nap`: how long the answer is surely not there (a share of the engine's last
+        `nap`: how long the answer is not expected (a share of the engine's last
         search): the first read waits that long first (`NAP_MOST_S` at most, never past a
         timer or `until`), so that the engine's first writes are read together, with one
         wake-up of the thread where each would make one.  The stamps are the kernel's:
