@@ -502,7 +502,7 @@ class Daemon:
             if games // every <= self.ratings_mark:  # two games that end together: one line
                 return
             self.ratings_mark = games // every
-            view = await view_of(self.store)
+            view = await view_of(self.store, brief=True)  # (results alone: `FinishedRounds`)
             try:
                 ratings = await asyncio.to_thread(
                     event_ratings, view.standings_tournament(), view.settings.anchor

@@ -379,26 +379,102 @@ def _game_columns(pgn: bool, brief: bool) -> str:
     return _GAME_COLUMNS_BRIEF if brief else _GAME_COLUMNS if pgn else _GAME_COLUMNS_NO_PGN
 
 
-def _rounds(columns: str, db: sqlite3.Connection) -> list[RoundRow]:
-    """In SQLite's thread: every round and its games' `columns` (`Store.rounds`)."""
+def _rounds(
+    columns: str, db: sqlite3.Connection, kept: FinishedRounds | None = None
+) -> list[RoundRow]:
+    """In SQLite's thread: every round and its games' `columns` (`Store.rounds`).  With
+    `kept`, the finished rounds it holds are not read again (`FinishedRounds`), and the
+    finished rounds read are kept in it."""
+    same = kept.reusable(db, columns) if kept is not None else {}
+    rounds = db.execute(
+        "SELECT number, bye, bye_team, dropped_rounds, paired_at, finished_at "
+        "FROM rounds ORDER BY number"
+    ).fetchall()
+    reused: dict[int, RoundRow] = {}
+    for number, bye, bye_team, dropped, paired_at, finished_at in rounds:
+        held = same.get(number)
+        if held is None or (held.bye, held.dropped_rounds, held.paired_at, held.finished_at) != (
+            bye or bye_team,
+            dropped,
+            paired_at,
+            finished_at,
+        ):
+            break  # this round is read, and every one after it
+        reused[number] = held
+    number = next(reversed(reused), 0)
     games: list[GameRow] = []
-    cursor = db.execute(f"SELECT {columns} FROM games ORDER BY round, number")
+    after = f"WHERE round > {int(number)}" if reused else ""  # (`number`: the last reused)
+    cursor = db.execute(f"SELECT {columns} FROM games {after} ORDER BY round, number")
     while page := cursor.fetchmany(GAMES_PAGE):
         games.extend(_game(r) for r in page)
     by_round: dict[int, list[GameRow]] = {}
     for g in games:
         by_round.setdefault(g.round, []).append(g)
-    return [
-        RoundRow(
-            r["number"],
-            r["bye"] or r["bye_team"],
-            r["dropped_rounds"],
-            r["paired_at"],
-            r["finished_at"],
-            tuple(by_round.get(r["number"], ())),
-        )
-        for r in db.execute("SELECT * FROM rounds ORDER BY number")
-    ]
+    out: list[RoundRow] = []
+    for number, bye, bye_team, dropped, paired_at, finished_at in rounds:
+        row = reused.get(number)
+        if row is None:
+            row = RoundRow(
+                number,
+                bye or bye_team,
+                dropped,
+                paired_at,
+                finished_at,
+                tuple(by_round.get(number, ())),
+            )
+            if kept is not None and finished_at is not None:
+                kept.keep(columns, row)
+        out.append(row)
+    return out
+
+
+class FinishedRounds:
+    """The finished rounds a `Store` has read whole, with their games, so that the next
+    read of the whole event (the daemon's, at every round's end) reads only the rounds
+    after them: without it, a match of thousands of games read all of them again after
+    every pair of games.  Only SQLite's thread uses it (a read's or a write's).
+
+    A finished round is kept as read until anything may have changed it: another
+    connection's commit (SQLite's ``PRAGMA data_version`` changes: a control, an offline
+    command), or a write of this store's own that is not one of the daemon's steps that
+    leave finished rounds alone (starting and finishing a game of the round in play,
+    its moves, pairing a round, finishing one: `Store._write`'s `keeps_rounds`); and a
+    kept round is read again when its row in ``rounds`` is not as it was.  Only `brief`
+    reads are kept (the daemon's: a game's players, result and ending, a few hundred bytes
+    a game), never the PGN texts: an event's texts are never all in memory.
+
+    >>> import sqlite3
+    >>> db = sqlite3.connect(":memory:")
+    >>> kept = FinishedRounds()
+    >>> kept.reusable(db, _GAME_COLUMNS_BRIEF)  # the first read: none yet
+    {}
+    >>> kept.keep(_GAME_COLUMNS_BRIEF, RoundRow(1, None, 0, "p", "f", ()))
+    >>> list(kept.reusable(db, _GAME_COLUMNS_BRIEF)), kept.reusable(db, _GAME_COLUMNS)
+    ([1], {})
+    >>> kept.forget()
+    >>> kept.reusable(db, _GAME_COLUMNS_BRIEF)
+    {}
+    """
+
+    def __init__(self) -> None:
+        self._rounds: dict[str, dict[int, RoundRow]] = {}
+        self._version: int | None = None
+
+    def reusable(self, db: sqlite3.Connection, columns: str) -> dict[int, RoundRow]:
+        """The rounds kept with `columns`, unless another connection has committed since
+        they were read (then none: every one is forgotten)."""
+        version = db.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._version:
+            self.forget()
+            self._version = version
+        return self._rounds.get(columns, {})
+
+    def keep(self, columns: str, row: RoundRow) -> None:
+        if columns == _GAME_COLUMNS_BRIEF:  # (the daemon's reads: a few hundred bytes a game)
+            self._rounds.setdefault(columns, {})[row.number] = row
+
+    def forget(self) -> None:
+        self._rounds.clear()
 
 
 def _round_of(number: int | None, pgn: bool, db: sqlite3.Connection) -> RoundRow | None:
@@ -492,6 +568,8 @@ class Store:
         self._writing = asyncio.Lock()  # one transaction at a time on this connection
         #: moves `queue_move` holds until they are written: rows of `_INSERT_MOVE`
         self._pending_moves: list[tuple[object, ...]] = []
+        #: the finished rounds read whole, not read again (`FinishedRounds`)
+        self._finished = FinishedRounds()
 
     @classmethod
     async def open(cls, path: Path, *, readonly: bool = False) -> Store:
@@ -574,11 +652,22 @@ class Store:
         call: Callable[..., Awaitable[object]] = self.db._execute  # untyped in aiosqlite
         return cast(T, await call(_in_connection, self.db, work))
 
-    async def _write(self, work: Work[T]) -> T:
+    async def _write(self, work: Work[T], *, keeps_rounds: bool = False) -> T:
         """`work` in one committed transaction (BEGIN IMMEDIATE to COMMIT; rolled back,
-        nothing changed, when it fails), in one trip to SQLite's thread."""
+        nothing changed, when it fails), in one trip to SQLite's thread.  `keeps_rounds`:
+        it leaves every finished round as it was (`FinishedRounds`); else the rounds kept
+        are forgotten, once it has run (in SQLite's thread: no read comes between)."""
         async with self._writing:
-            return await self._call(functools.partial(_committed, work))
+            return await self._call(functools.partial(self._committed, work, keeps_rounds))
+
+    def _committed(self, work: Work[T], keeps_rounds: bool, conn: sqlite3.Connection) -> T:
+        """In SQLite's thread: `_committed`, then the kept rounds forgotten unless it
+        `keeps_rounds`."""
+        try:
+            return _committed(work, conn)
+        finally:
+            if not keeps_rounds:
+                self._finished.forget()
 
     async def probe_space(self, size: int = 64 << 10) -> None:
         """Whether the database may grow by `size` bytes: a table and a blob of that size
@@ -664,7 +753,7 @@ class Store:
             return Stored(
                 _event(db),
                 _players(db),
-                _rounds(columns, db),
+                _rounds(columns, db, self._finished),
                 _open_attempts(db),
                 _withdrawals(db),
                 _paused(db),
@@ -702,7 +791,7 @@ class Store:
                 values,
             )
 
-        await self._write(add)
+        await self._write(add, keeps_rounds=True)
 
     async def rounds(
         self, number: int | None = None, *, pgn: bool = False, brief: bool = False
@@ -718,7 +807,8 @@ class Store:
             found = await self._round(number, pgn=pgn)
             return [] if found is None else [found]
         columns = _game_columns(pgn, brief)
-        return await self._call(functools.partial(_read, functools.partial(_rounds, columns)))
+        read = functools.partial(_rounds, columns, kept=self._finished)
+        return await self._call(functools.partial(_read, read))
 
     async def round_numbers(self) -> list[int]:
         """The numbers of the rounds paired so far, in order (no game read)."""
@@ -784,7 +874,7 @@ class Store:
             )
             return cast(int, cur.lastrowid)
 
-        return await self._write(start)
+        return await self._write(start, keeps_rounds=True)  # a game of the round in play
 
     def queue_move(self, attempt: int, ply: int, move: MoveRecord) -> None:
         """One move, kept until the next `flush_moves` (or its attempt's `finish_game` or
@@ -825,7 +915,7 @@ class Store:
             return 0
         rows, self._pending_moves = self._pending_moves, []
         try:
-            await self._write(lambda db: db.executemany(_INSERT_MOVE, rows))
+            await self._write(lambda db: db.executemany(_INSERT_MOVE, rows), keeps_rounds=True)
         except BaseException:
             self._pending_moves[:0] = rows
             raise
@@ -835,6 +925,8 @@ class Store:
         self,
         attempt: int | None,
         work: Callable[[list[tuple[object, ...]], sqlite3.Connection], None],
+        *,
+        keeps_rounds: bool = False,
     ) -> None:
         """`work` in one transaction with the held moves of `attempt`, taken once the
         transactions before it are over (a `flush_moves` that failed holds its moves again
@@ -843,7 +935,8 @@ class Store:
             moves = [r for r in self._pending_moves if r[0] == attempt]
             if moves:
                 self._pending_moves = [r for r in self._pending_moves if r[0] != attempt]
-            await self._call(functools.partial(_committed, functools.partial(work, moves)))
+            work_ = functools.partial(work, moves)
+            await self._call(functools.partial(self._committed, work_, keeps_rounds))
 
     async def add_move(self, attempt: int, ply: int, move: MoveRecord) -> None:
         """One move, written at once (`queue_move` and `flush_moves` in one)."""
@@ -883,12 +976,13 @@ class Store:
                 (now(), attempt),
             )
 
-        await self._write_with_moves(attempt, finish)
+        await self._write_with_moves(attempt, finish, keeps_rounds=True)  # a round in play
 
     async def attempt_host(self, attempt: int, host: str) -> None:
         """The game host an attempt runs on, once it has started there."""
         await self._write(
-            lambda db: db.execute("UPDATE attempts SET host = ? WHERE id = ?", (host, attempt))
+            lambda db: db.execute("UPDATE attempts SET host = ? WHERE id = ?", (host, attempt)),
+            keeps_rounds=True,
         )
 
     async def finished_games(self) -> int:
@@ -935,7 +1029,8 @@ class Store:
             lambda db: db.execute(
                 "UPDATE rounds SET finished_at = ? WHERE number = ? AND finished_at IS NULL",
                 (now(), number),
-            )
+            ),
+            keeps_rounds=True,  # (a round not finished yet)
         )
 
     async def attempts(self, game: int | None = None) -> list[AttemptRow]:

@@ -11,6 +11,7 @@ import pytest
 from orchestrator.core.event.model import Player
 from orchestrator.core.game.openings import Opening
 from orchestrator.core.game.record import Cp, Fault, GameRecord, Mate, MoveRecord
+from orchestrator.store import changes
 from orchestrator.store.database import NewGame, Store, StoreError
 from orchestrator.store.schema import MIGRATIONS, VERSION
 
@@ -240,4 +241,64 @@ async def test_a_write_that_fails_changes_nothing(tmp_path: Path) -> None:
         await store.finish_round(1)
         assert (await store.rounds(1))[0].finished_at is not None
     finally:
+        await store.close()
+
+
+async def test_finished_rounds_are_read_once_until_anything_may_change_them(
+    tmp_path: Path,
+) -> None:
+    """A read of the whole event reads a finished round's games once (the daemon reads
+    the event at every round's end: a match of thousands of games read them all again);
+    it reads them again after a write that may change them (a control's) or another
+    connection's commit, and whenever the round's own row changed.  Each read is what a
+    fresh store reads."""
+    store = await new_store(tmp_path)
+    fresh = await Store.open(tmp_path / "t.sqlite", readonly=True)
+
+    async def read() -> list[object]:
+        whole = (await store.whole(brief=True)).rounds
+        assert whole == (await fresh.whole(brief=True)).rounds
+        assert await store.rounds(brief=True) == whole
+        return list(whole)
+
+    try:
+        for game in (await store.rounds())[0].games:
+            attempt = await store.start_attempt(game.id)
+            await store.finish_game(game.id, attempt, record(game.white, game.black), "")
+        await store.finish_round(1)
+        await store.add_round(2, None, 0, [NewGame(1, 2, "A", "C", None)])
+        first = await read()
+        again = await read()
+        assert again[0] is first[0]  # finished: kept
+        assert again[1] is not first[1]  # in play: read again
+        game = again[1].games[0]
+        attempt = await store.start_attempt(game.id)  # the daemon's steps keep it
+        await store.finish_game(game.id, attempt, record("A", "C"), "")
+        await store.finish_round(2)
+        kept = await read()
+        assert kept[0] is first[0] and kept[1].games[0].status == "finished"
+        # a control's write: every finished round read again
+        one = first[0].games[0].id
+        control = await store.add_control("orchestrator", "result", "result", "{}", "")
+        assert control is not None
+        await store.apply_control(
+            control, "done", changes.game_result(one, "0-1", "adjudication", "Director")
+        )
+        after = await read()
+        assert after[0] is not first[0] and after[0].games[0].result == "0-1"
+        assert after[1] is not kept[1]
+        # another connection's commit (an offline command)
+        again = await read()
+        assert again[0] is after[0]
+        with sqlite3.connect(tmp_path / "t.sqlite") as other:
+            other.execute("UPDATE games SET result = '1/2-1/2' WHERE id = ?", (one,))
+        outside = await read()
+        assert outside[0] is not after[0] and outside[0].games[0].result == "1/2-1/2"
+        # a round reopened by another connection: its row is read again, and its games
+        await read()
+        with sqlite3.connect(tmp_path / "t.sqlite") as other:
+            other.execute("UPDATE rounds SET finished_at = NULL WHERE number = 2")
+        assert (await read())[1].finished_at is None
+    finally:
+        await fresh.close()
         await store.close()
