@@ -440,7 +440,7 @@ class FinishedRounds:
     leave finished rounds alone (starting and finishing a game of the round in play,
     its moves, pairing a round, finishing one: `Store._write`'s `keeps_rounds`); and a
     kept round is read again when its row in ``rounds`` is not as it was.  Only `brief`
-    reads are kept (the daemon's: a game's players, result and ending, a few hundred bytes
+    reads are kept (the daemon's: a game's players, result and ending, about 500 bytes
     a game), never the PGN texts: an event's texts are never all in memory.
 
     >>> import sqlite3
@@ -470,7 +470,7 @@ class FinishedRounds:
         return self._rounds.get(columns, {})
 
     def keep(self, columns: str, row: RoundRow) -> None:
-        if columns == _GAME_COLUMNS_BRIEF:  # (the daemon's reads: a few hundred bytes a game)
+        if columns == _GAME_COLUMNS_BRIEF:  # (the daemon's reads: about 500 bytes a game)
             self._rounds.setdefault(columns, {})[row.number] = row
 
     def forget(self) -> None:
