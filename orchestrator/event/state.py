@@ -8,6 +8,7 @@ read commands and the web view) see every finished game, also of the round being
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -61,32 +62,58 @@ def tournament(
     """
     return Tournament(
         players=tuple(players),
-        rounds=tuple(
-            Round(
-                r.number,
-                tuple(
-                    Game(
-                        g.white,
-                        g.black,
-                        g.result,
-                        g.forfeit,
-                        g.stage,
-                        g.slot,
-                        g.match_game,
-                        g.tc,
-                        g.rmobility,
-                    )
-                    for g in r.games
-                    if g.result
-                ),
-                r.bye,
-            )
-            for r in rounds
-            if played or all(g.result for g in r.games)
-        ),
+        rounds=tuple(core for core, whole in map(_core_round, rounds) if played or whole),
         rules=pairing_rules(settings),
         teams=settings.teams,
     )
+
+
+#: the core rounds made from finished rounds' rows (and whether every game of theirs has a
+#: result), by the row's identity, for as long as the row lives: the store keeps a finished
+#: round's row from one read of the event to the next (`FinishedRounds`), so that the
+#: event's core is made from the rounds read since
+_made: dict[int, tuple[weakref.ref[RoundRow], Round, bool]] = {}
+
+
+def _core_round(row: RoundRow) -> tuple[Round, bool]:
+    """`row` as a core `Round` (its games that have a result, and its BYE), and whether
+    every game of it has one; made once for a finished round's row, while it lives.
+
+    >>> row = RoundRow(1, None, 0, "p", "f", ())
+    >>> _core_round(row)[0] is _core_round(row)[0], _core_round(row)
+    (True, (Round(number=1, games=(), bye=None), True))
+    """
+    key = id(row)
+    made = _made.get(key)
+    if made is not None and made[0]() is row:
+        return made[1], made[2]
+    core = Round(
+        row.number,
+        tuple(
+            Game(
+                g.white,
+                g.black,
+                g.result,
+                g.forfeit,
+                g.stage,
+                g.slot,
+                g.match_game,
+                g.tc,
+                g.rmobility,
+            )
+            for g in row.games
+            if g.result
+        ),
+        row.bye,
+    )
+    whole = len(core.games) == len(row.games)
+    if row.finished_at is not None:  # (a round in play changes from one read to the next)
+
+        def forget(_: weakref.ref[RoundRow]) -> None:  # the row is gone: its entry too
+            _made.pop(key, None)
+
+        _made[key] = (weakref.ref(row, forget), core, whole)
+    return core, whole
 
 
 def pair_numbers(games: Sequence[Game], first: int) -> list[int]:

@@ -208,7 +208,7 @@ def _move(r: aiosqlite.Row) -> MoveRow:
     return MoveRow(rowid, game, attempt, ply, move)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, weakref_slot=True)  # (`event.state._core_round`)
 class RoundRow:
     number: int
     bye: str | None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
@@ -11,6 +12,9 @@ import pytest
 from orchestrator.core.event.model import Player
 from orchestrator.core.game.openings import Opening
 from orchestrator.core.game.record import Cp, Fault, GameRecord, Mate, MoveRecord
+from orchestrator.event import state
+from orchestrator.event.settings import EventSettings
+from orchestrator.event.state import tournament
 from orchestrator.store import changes
 from orchestrator.store.database import NewGame, Store, StoreError
 from orchestrator.store.schema import MIGRATIONS, VERSION
@@ -299,6 +303,36 @@ async def test_finished_rounds_are_read_once_until_anything_may_change_them(
         with sqlite3.connect(tmp_path / "t.sqlite") as other:
             other.execute("UPDATE rounds SET finished_at = NULL WHERE number = 2")
         assert (await read())[1].finished_at is None
+    finally:
+        await fresh.close()
+        await store.close()
+
+
+async def test_a_kept_round_s_core_is_made_once_and_goes_with_it(tmp_path: Path) -> None:
+    """The core of a finished round whose row the store keeps is made once (the daemon
+    makes the event's core at every round's end); a round read again is made again, the
+    same; and the core made goes when the row goes."""
+    store = await new_store(tmp_path)
+    fresh = await Store.open(tmp_path / "t.sqlite", readonly=True)
+    settings = EventSettings(name="Test", players=("A", "B", "C", "D"), rounds=2)
+    try:
+        for game in (await store.rounds())[0].games:
+            attempt = await store.start_attempt(game.id)
+            await store.finish_game(game.id, attempt, record(game.white, game.black), "")
+        await store.finish_round(1)
+        rows = (await store.whole(brief=True)).rounds
+        one = tournament(settings, PLAYERS, rows)
+        two = tournament(settings, PLAYERS, (await store.whole(brief=True)).rounds)
+        assert two.rounds[0] is one.rounds[0] and len(one.rounds[0].games) == 4
+        other = tournament(settings, PLAYERS, (await fresh.whole(brief=True)).rounds)
+        assert other.rounds[0] == one.rounds[0] and other.rounds[0] is not one.rounds[0]
+        key = id(rows[0])
+        assert key in state._made
+        store._finished.forget()
+        await store.event()  # (aiosqlite's thread holds its last call's result until the next)
+        del rows, other
+        gc.collect()
+        assert key not in state._made
     finally:
         await fresh.close()
         await store.close()
