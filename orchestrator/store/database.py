@@ -37,6 +37,8 @@ class StoreError(OrchestratorError):
     """The database cannot be used (newer schema, not an orchestrator database, ...)."""
 
 
+#: the next pair index (`Store.pairs_so_far`): the last entry of the index on `pair`
+_PAIRS_SO_FAR = "SELECT COALESCE(MAX(pair) + 1, 0) FROM games"
 _INSERT_MOVE = (
     "INSERT INTO moves (attempt, ply, uci, san, book, score_cp, score_mate, depth, seldepth, "
     "nodes, time_ms, clock_ms, reported_ms, pv, nps, tbhits, hashfull, ponder) "
@@ -837,7 +839,7 @@ class Store:
         return cast(int, await self._scalar("SELECT COUNT(*) FROM games WHERE round < ?", number))
 
     async def pairs_so_far(self) -> int:
-        return cast(int, await self._scalar("SELECT COALESCE(MAX(pair) + 1, 0) FROM games"))
+        return cast(int, await self._scalar(_PAIRS_SO_FAR))
 
     async def abort_running(self) -> int:
         """After a crash: interrupted attempts become 'aborted', their games 'pending'."""

@@ -156,6 +156,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE daemon ADD COLUMN health TEXT;
     """,
+    # 11: the games by pair index: the next round's first pair (`Store.pairs_so_far`, at
+    # every pairing) is the index's last entry, not a scan of every game of the event
+    """
+    CREATE INDEX games_pair ON games (pair);
+    """,
 ]
 
 VERSION = len(MIGRATIONS)

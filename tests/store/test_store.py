@@ -16,7 +16,7 @@ from orchestrator.event import state
 from orchestrator.event.settings import EventSettings
 from orchestrator.event.state import tournament
 from orchestrator.store import changes
-from orchestrator.store.database import NewGame, Store, StoreError
+from orchestrator.store.database import _PAIRS_SO_FAR, NewGame, Store, StoreError
 from orchestrator.store.schema import MIGRATIONS, VERSION
 
 PLAYERS = [Player("A", 1), Player("B", 2), Player("C", 3), Player("D", 4)]
@@ -335,4 +335,16 @@ async def test_a_kept_round_s_core_is_made_once_and_goes_with_it(tmp_path: Path)
         assert key not in state._made
     finally:
         await fresh.close()
+        await store.close()
+
+
+async def test_the_next_pair_index_is_read_from_an_index(tmp_path: Path) -> None:
+    """`pairs_so_far` (at every pairing) reads the pair index's last entry, not every game
+    of the event (a match of thousands of games scanned them all at each pairing)."""
+    store = await new_store(tmp_path)
+    try:
+        assert await store.pairs_so_far() == 2
+        plan = await store._rows(f"EXPLAIN QUERY PLAN {_PAIRS_SO_FAR}")
+        assert "USING COVERING INDEX games_pair" in " ".join(str(r[-1]) for r in plan)
+    finally:
         await store.close()
