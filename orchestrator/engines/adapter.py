@@ -816,7 +816,7 @@ class _Uci(_Pipe, chess.engine.UciProtocol):
         else a `TimeoutError`; or ``readyok``); that line.  The engine's writes meanwhile
         are kept as read and looked at when one may hold it (`_look`); waited for outside
         the loop, not read in the first `nap` seconds (`StampedOutput.wait_here`)."""
-        loop = asyncio.get_running_loop()
+        loop = self.loop  # python-chess's (asyncio's lookup makes a getpid call)
         output = self.stdout
         if output is not None and not output.reading:  # what it wrote since its last move
             output.drain()
