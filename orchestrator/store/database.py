@@ -403,9 +403,9 @@ def _rounds(
         ):
             break  # this round is read, and every one after it
         reused[number] = held
-    number = next(reversed(reused), 0)
+    last = next(reversed(reused), 0)  # the last round reused
     games: list[GameRow] = []
-    after = f"WHERE round > {int(number)}" if reused else ""  # (`number`: the last reused)
+    after = f"WHERE round > {int(last)}" if reused else ""
     cursor = db.execute(f"SELECT {columns} FROM games {after} ORDER BY round, number")
     while page := cursor.fetchmany(GAMES_PAGE):
         games.extend(_game(r) for r in page)
