@@ -116,24 +116,33 @@ def compiled(folder: Path) -> dict[str, str]:
     return env
 
 
-def orchestrator(folder: Path, book: Path, args: argparse.Namespace, n: int) -> dict[str, float]:
-    run = folder / f"run{n}"
-    run.mkdir()
+def match_config(
+    place: Path, book: Path, games: int, nodes: int, concurrency: int, adjudication: str = ""
+) -> Path:
+    """The config of a match of Stockfish against itself in `place`: `games` games at
+    `nodes`, the openings of `book` in order, no adjudication but `adjudication`'s lines."""
     engines = "\n".join(
         f'[[engine]]\nname = "{name}"\ncommand = "{STOCKFISH}"\nreuse = true\n'
         "options = { Hash = 16, Threads = 1 }\n"
         for name in ("SF1", "SF2")
     )
-    config = run / "match.toml"
+    config = place / "match.toml"
     config.write_text(
         "[tournament]\n"
         'name = "hot path"\nsystem = "match"\n'
-        f"system_options = {{ games = {args.games}, shared = true }}\n"
-        f'tc = "nodes={args.nodes}"\nconcurrency = {args.concurrency}\n'
+        f"system_options = {{ games = {games}, shared = true }}\n"
+        f'tc = "nodes={nodes}"\nconcurrency = {concurrency}\n'
         f'openings = "{book}"\nopening_order = "sequential"\n'
         'database = "match.sqlite"\npgn_dir = "pgn"\n\n'
-        "[adjudication]\nwin = false\ndraw = false\n\n" + engines
+        f"[adjudication]\nwin = false\ndraw = false\n{adjudication}\n" + engines
     )
+    return config
+
+
+def orchestrator(folder: Path, book: Path, args: argparse.Namespace, n: int) -> dict[str, float]:
+    run = folder / f"run{n}"
+    run.mkdir()
+    config = match_config(run, book, args.games, args.nodes, args.concurrency)
     command = [str(ROOT / ".venv/bin/orchestrator"), "run", str(config)]
     log = (run / "run.log").open("wb")
     process = subprocess.Popen(

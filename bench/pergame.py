@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from hotpath import STOCKFISH, compiled, epd, own_cpu
+from hotpath import STOCKFISH, compiled, epd, match_config, own_cpu
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -31,21 +31,7 @@ def run(folder: Path, book: Path, games: int, nodes: int, name: str) -> tuple[fl
     a folder of its own (`name`)."""
     place = folder / name
     place.mkdir()
-    engines = "\n".join(
-        f'[[engine]]\nname = "{name}"\ncommand = "{STOCKFISH}"\nreuse = true\n'
-        "options = { Hash = 16, Threads = 1 }\n"
-        for name in ("SF1", "SF2")
-    )
-    config = place / "match.toml"
-    config.write_text(
-        "[tournament]\n"
-        'name = "per game"\nsystem = "match"\n'
-        f"system_options = {{ games = {games}, shared = true }}\n"
-        f'tc = "nodes={nodes}"\nconcurrency = 1\n'
-        f'openings = "{book}"\nopening_order = "sequential"\n'
-        'database = "match.sqlite"\npgn_dir = "pgn"\n\n'
-        "[adjudication]\nwin = false\ndraw = false\nmax_moves = 1\n\n" + engines
-    )
+    config = match_config(place, book, games, nodes, 1, "max_moves = 1\n")
     log = (place / "run.log").open("wb")
     process = subprocess.Popen(
         [str(ROOT / ".venv/bin/orchestrator"), "run", str(config)],
