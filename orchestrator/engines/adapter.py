@@ -38,6 +38,7 @@ from orchestrator.engines.journal import LINE_KEPT, Journal
 from orchestrator.engines.output import Record, StampedOutput, loop_turn, stamps
 from orchestrator.engines.output import pair as output_pair
 from orchestrator.engines.slices import spawned
+from orchestrator.timeouts import timeout
 
 QUIT_TIMEOUT = 1.0  # seconds an engine gets to quit before its process group is killed
 REAP_TIMEOUT = 5.0
@@ -1261,9 +1262,9 @@ class Engine:
         loop = asyncio.get_running_loop()
         due: asyncio.TimerHandle | None = None
         try:
-            # asyncio.timeout, not wait_for: in Python 3.11 wait_for can swallow a
+            # a timeout, not wait_for: in Python 3.11 wait_for can swallow a
             # cancellation that arrives as the move does, and the game would play on
-            async with asyncio.timeout(deadline) as timer:
+            async with timeout(deadline) as timer:
 
                 def expire() -> None:
                     proto.drain()
@@ -1336,7 +1337,7 @@ class Engine:
             protocol.stderr_file = StderrFile(config.stderr)
         protocol.attach(journal)
         try:
-            async with asyncio.timeout(config.startup_timeout):
+            async with timeout(config.startup_timeout):
                 await protocol.initialize()
             engine.check_options()
             if config.options:
@@ -1344,12 +1345,12 @@ class Engine:
                 options = {
                     k: str(v) if isinstance(v, float) else v for k, v in config.options.items()
                 }
-                async with asyncio.timeout(config.startup_timeout):
+                async with timeout(config.startup_timeout):
                     await protocol.configure(options)
             if config.init:  # its own lines (`init`), taken in before any game
                 for line in config.init:
                     protocol.send_line(line)
-                async with asyncio.timeout(config.startup_timeout):
+                async with timeout(config.startup_timeout):
                     await protocol.ping()
         except TimeoutError:
             await engine.close()
@@ -1384,7 +1385,7 @@ class Engine:
         if undeclared is not None:
             raise self.fault("startup", undeclared)
         try:
-            async with asyncio.timeout(self.config.startup_timeout):
+            async with timeout(self.config.startup_timeout):
                 if isinstance(proto, _Uci):
                     if opponent is not None:
                         rating = int(opponent.rating or 0) or None
@@ -1421,7 +1422,7 @@ class Engine:
         its ``quit``; False when it does not answer within its `startup_timeout`.
         """
         try:
-            async with asyncio.timeout(self.config.startup_timeout):
+            async with timeout(self.config.startup_timeout):
                 await self.protocol.ping()
         except (TimeoutError, chess.engine.EngineError):
             return False
@@ -1440,13 +1441,13 @@ class Engine:
         try:
             if self.alive:
                 with contextlib.suppress(Exception):
-                    async with asyncio.timeout(QUIT_TIMEOUT):
+                    async with timeout(QUIT_TIMEOUT):
                         await self.protocol.quit()
         finally:
             self.kill()
             try:
                 with contextlib.suppress(TimeoutError):  # a cancellation still propagates
-                    async with asyncio.timeout(REAP_TIMEOUT):
+                    async with timeout(REAP_TIMEOUT):
                         await asyncio.shield(self.protocol.returncode)
             finally:
                 if self.protocol.stdout is not None:  # read at its end, or never again

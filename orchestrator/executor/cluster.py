@@ -42,6 +42,7 @@ from orchestrator.executor.base import HostFault, OnStart
 from orchestrator.executor.wire import MoveEvent, unpack
 from orchestrator.executor.worker import announce, check_engine, check_kibitzer, run_game
 from orchestrator.game.game import GameSpec, OnLog, OnMove
+from orchestrator.timeouts import timeout
 
 log = structlog.get_logger()
 
@@ -301,7 +302,7 @@ class DaskExecutor:
         nothing of ours installed), in the background: a scheduler that does not answer
         costs the daemon nothing but a log line."""
         try:
-            async with asyncio.timeout(CANCEL_S):
+            async with timeout(CANCEL_S):
                 await client.run_on_scheduler(key_split.cache_clear)
                 await client.run(key_split.cache_clear)
         except Exception as exc:  # the games go on whatever a cache does
