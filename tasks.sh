@@ -9,12 +9,26 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # the chess engines of the demo and the integration tests, Chromium for the browser test, and
-# systemd for `systemd-analyze verify` of the unit
+# systemd for `systemd-analyze verify` of the unit, and venv for Debian's own python3 (below)
 DEBIAN_PACKAGES=(stockfish ethereal-chess toga2 glaurung fairy-stockfish phalanx sjeng fairymax
-    hoichess chromium systemd)
-PY=${PYTHON:-python3}
+    hoichess chromium systemd python3-venv)
 
 log() { printf '==> %s\n' "$*" >&2; }
+
+# The interpreter of .venv: $PYTHON if set, else Debian's own python3 when it is 3.11 or later
+# and can make a venv, else the python3 on the PATH.  Debian builds its interpreter with
+# profile-guided optimisation and LTO; a plain source build (pyenv's default) costs the daemon
+# about 7 % more CPU per move (docs/measurements.md, "The interpreter").
+pick_python() {
+    if [ -n "${PYTHON:-}" ]; then
+        echo "$PYTHON"
+    elif /usr/bin/python3 -c 'import sys, ensurepip, venv; sys.exit(sys.version_info < (3, 11))' \
+        2>/dev/null; then
+        echo /usr/bin/python3
+    else
+        echo python3
+    fi
+}
 
 setup_debian() {
     local missing=()
@@ -31,11 +45,17 @@ setup_debian() {
 }
 
 setup_python() {
-    local stamp=.venv/.setup-stamp want
-    want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+    local stamp=.venv/.setup-stamp want py base
+    py=$(pick_python)
+    base=$("$py" -c 'import sys; print(sys.base_prefix, sys.version)')
+    want="$(sha256sum pyproject.toml | cut -d' ' -f1) $base"
+    if [ -x .venv/bin/python ] && [ "$(.venv/bin/python -c 'import sys; print(sys.base_prefix, sys.version)')" != "$base" ]; then
+        log "making .venv again with $py"
+        rm -rf .venv
+    fi
     if [ ! -x .venv/bin/python ]; then
-        log "creating .venv"
-        "$PY" -m venv .venv
+        log "creating .venv with $py"
+        "$py" -m venv .venv
     fi
     if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
         log "installing orchestrator and its test and documentation tools into .venv"

@@ -158,6 +158,18 @@ def orchestrator(folder: Path, book: Path, args: argparse.Namespace, n: int) -> 
     return {"cpu": cpu, "wall": wall, "games": games, "moves": moves}
 
 
+def interpreter() -> str:
+    """The orchestrator's interpreter (`.venv`'s): its version and where it comes from (a
+    build with profile-guided optimisation, as Debian's, spends less a move than a plain
+    source build: docs/measurements.md)."""
+    return subprocess.run(
+        [str(ROOT / ".venv/bin/python"), "-c", "import sys; print(sys.version, sys.base_prefix)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=40, help="games per run (even)")
@@ -173,6 +185,7 @@ def main() -> None:
     if not os.access(STOCKFISH, os.X_OK):
         print(f"no {STOCKFISH}: install Debian's stockfish (./tasks.sh setup)")
         return
+    print(f"orchestrator on Python {interpreter()}\n")
     rows: dict[str, list[dict[str, float]]] = {"fastchess": [], "orchestrator": []}
     order = ["fastchess", "orchestrator", "orchestrator", "fastchess"] * args.rounds
     print("| run | runner | games | moves | CPU s | CPU ms/move | wall s |")
