@@ -86,7 +86,15 @@ def test_only_the_daemon_and_the_cli_know_where_games_run() -> None:
     users = {own for _, own, name in ALL if layer(name) == "executor"}
     assert users <= {"executor", "daemon", "kibitz", "cli"}, users
     below = {layer(name) for _, own, name in ALL if own == "executor"}
-    assert below <= {"executor", "core", "config", "engines", "game"}, below
+    # (`timeouts`: a leaf of its own, asyncio's timeout on every Python 3.11)
+    assert below <= {"executor", "core", "config", "engines", "game", "timeouts"}, below
+
+
+def test_the_timeouts_module_is_a_leaf() -> None:
+    """`orchestrator/timeouts.py` is below every layer that uses it: it imports nothing of
+    the package."""
+    assert not [name for path, own, name in ALL if own == "timeouts"]
+    assert any(layer(name) == "timeouts" for _, _, name in ALL)
 
 
 @pytest.mark.parametrize("importer", ["web", "event"])
