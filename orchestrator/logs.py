@@ -93,7 +93,9 @@ def configure(
 class _Libraries(logging.Handler):
     """The root logger's handler: what the libraries log (aiohttp, asyncio, distributed)
     as `library_log` lines, rendered like the daemon's own, on the stdout of the moment (or
-    the stream the daemon's own lines go to)."""
+    the stream the daemon's own lines go to).  A line is written by structlog's
+    `PrintLogger`, as the daemon's own are: under its lock of the stream, so that a line
+    from another thread (aiosqlite logs from its own) never cuts one of the daemon's."""
 
     def __init__(self, stream: TextIO | None = None) -> None:
         super().__init__()
@@ -101,7 +103,7 @@ class _Libraries(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
-            print(self.format(record), file=self.stream or sys.stdout, flush=True)
+            structlog.PrintLogger(self.stream or sys.stdout).msg(self.format(record))
         except Exception:  # a log line must never take the process down
             self.handleError(record)
 
